@@ -1,0 +1,169 @@
+import crypto from 'node:crypto';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { operations } from '../shared/contracts/index.js';
+import type { ErrorCode } from '../shared/errors.js';
+import type { AppEnv, Deps } from './http/context.js';
+import { ApiError, envelope, zodIssues } from './http/errors.js';
+import { clientIp, trustList } from './http/ip.js';
+import { registerAuth } from './routes/auth.js';
+import { registerForms } from './routes/forms.js';
+import { registerKeys } from './routes/keys.js';
+import { registerMe } from './routes/me.js';
+import { registerProjects } from './routes/projects.js';
+import { registerSystem } from './routes/system.js';
+
+const API_BODY_LIMIT = 1024 * 1024;
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+/** Path patterns of the registry, for 405 answers on known paths. */
+const PATTERNS = operations.map((o) => ({
+  method: o.method.toUpperCase(),
+  re: new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+}));
+
+/** The whole HTTP surface. Deps are injected so tests run it in process with app.request(). */
+export function buildApp(deps: Deps) {
+  const trusted = trustList(deps.config.trustedProxies);
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw new ApiError('validation_failed', `The ${result.target} has invalid fields.`, {
+          details: { issues: zodIssues(result.error.issues) },
+        });
+      }
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    const requestId = c.req.header('x-request-id')?.slice(0, 64) || crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('deps', deps);
+    c.set('clientIp', clientIp(c, deps.config, trusted));
+    c.header('X-Request-Id', requestId);
+    const started = performance.now();
+    await next();
+    if (c.req.path !== '/healthz') {
+      deps.log.info(
+        {
+          req_id: requestId,
+          method: c.req.method,
+          path: c.req.path,
+          status: c.res.status,
+          ms: Math.round(performance.now() - started),
+        },
+        'request',
+      );
+    }
+  });
+
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: API_BODY_LIMIT,
+      onError: () => {
+        throw new ApiError('payload_too_large', 'The request body is larger than 1 MB.', {
+          headers: { Connection: 'close' },
+        });
+      },
+    }),
+  );
+
+  registerSystem(app);
+  registerAuth(app);
+  registerKeys(app);
+  registerMe(app);
+  registerProjects(app);
+  registerForms(app);
+
+  app.doc31('/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: {
+      title: 'formsvc',
+      version: '0.1.0',
+      description:
+        'Form intake and routing service. Every error answers {error: {code, message, hint, docs, details}}.',
+    },
+    servers: [{ url: c.get('deps').config.publicBaseUrl }],
+  }));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  app.notFound((c) => {
+    const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);
+    if (allowed.length) {
+      return reply(
+        c,
+        new ApiError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}.`, {
+          hint: `Use ${allowed.join(' or ')}; /openapi.json lists every operation.`,
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return reply(
+      c,
+      new ApiError('not_found', `No route ${c.req.method} ${c.req.path}.`, {
+        hint: 'See /openapi.json for every path, or /llms.txt to get started.',
+      }),
+    );
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return reply(c, err);
+    if (err instanceof HTTPException) {
+      const code = STATUS_CODES[err.status] ?? 'bad_request';
+      const message =
+        err.status === 400 && /json/i.test(err.message) ? 'The body is not valid JSON.' : err.message || code;
+      return reply(c, new ApiError(code, message, { status: err.status }));
+    }
+    if (isDbUnavailable(err)) {
+      deps.log.warn({ req_id: c.get('requestId'), err: String(err) }, 'database unavailable');
+      return reply(
+        c,
+        new ApiError('service_unavailable', 'The database is not reachable right now.', {
+          headers: { 'Retry-After': '2' },
+        }),
+      );
+    }
+    deps.log.error({ req_id: c.get('requestId'), err }, 'unexpected failure');
+    return reply(c, new ApiError('internal_error', 'Something went wrong on our side.'));
+  });
+
+  return app;
+}
+
+function reply(c: Context<AppEnv>, err: ApiError) {
+  for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
+  return c.json(envelope(err, c.get('deps')?.config.publicBaseUrl ?? ''), err.status as 400);
+}
+
+const DB_DOWN = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P03',
+]);
+function isDbUnavailable(err: unknown): boolean {
+  const code =
+    (err as { code?: string; cause?: { code?: string } })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
+  return typeof code === 'string' && DB_DOWN.has(code);
+}
+
+export type App = ReturnType<typeof buildApp>;

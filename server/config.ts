@@ -1,0 +1,100 @@
+import { DEFAULT_PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from '../shared/plans.js';
+
+export type MailTransport = 'smtp' | 'console' | 'none';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  mailTransport: MailTransport;
+  telegramApiBase: string;
+  turnstileVerifyUrl: string;
+  turnstileSecretKey: string | undefined;
+  outboundAllowPrivate: boolean;
+  worker: boolean;
+  workerTickMs: number;
+  retryBaseMs: number;
+  digestCheckMs: number;
+  webhookTimeoutMs: number;
+  logLevel: string;
+  trustedProxies: string[];
+  clientIpHeader: string;
+  defaultPlan: Plan;
+  planLimits: Record<Plan, PlanLimits>;
+  adminEmails: string[];
+  sandboxes: boolean;
+  production: boolean;
+  /** Email-code throttles: requests per address and per client IP within codeWindowS. */
+  codePerAddress: number;
+  codePerIp: number;
+  codeWindowS: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const bool = (v: string | undefined, dflt: boolean) =>
+  v === undefined || v === '' ? dflt : ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
+const int = (v: string | undefined, dflt: number) => {
+  const n = Number(v);
+  return v !== undefined && v !== '' && Number.isFinite(n) ? n : dflt;
+};
+
+/** Reads the settings of RUNTIME.md once; everything else receives the result. */
+export function loadConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const port = int(env.PORT, 8787);
+  const smtpUrl = env.SMTP_URL || undefined;
+  const transport =
+    (env.MAIL_TRANSPORT as MailTransport | undefined) || (smtpUrl ? 'smtp' : production ? 'none' : 'console');
+  if (!['smtp', 'console', 'none'].includes(transport)) throw new Error(`MAIL_TRANSPORT must be smtp, console or none`);
+  const defaultPlan = (env.DEFAULT_PLAN || 'selfhost') as Plan;
+  if (!PLANS.includes(defaultPlan)) throw new Error(`DEFAULT_PLAN must be one of ${PLANS.join(', ')}`);
+  const planLimits = structuredClone(DEFAULT_PLAN_LIMITS);
+  if (env.PLAN_LIMITS) {
+    const over = JSON.parse(env.PLAN_LIMITS) as Partial<Record<Plan, Partial<PlanLimits>>>;
+    for (const [plan, limits] of Object.entries(over)) {
+      if (!PLANS.includes(plan as Plan)) throw new Error(`PLAN_LIMITS names an unknown plan: ${plan}`);
+      Object.assign(planLimits[plan as Plan], limits);
+    }
+  }
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR || './.data',
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'Forms <forms@localhost>',
+    mailTransport: transport,
+    telegramApiBase: (env.TELEGRAM_API_BASE || 'https://api.telegram.org').replace(/\/+$/, ''),
+    turnstileVerifyUrl: env.TURNSTILE_VERIFY_URL || 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    turnstileSecretKey: env.TURNSTILE_SECRET_KEY || undefined,
+    outboundAllowPrivate: bool(env.OUTBOUND_ALLOW_PRIVATE, !production),
+    worker: bool(env.WORKER, true),
+    workerTickMs: int(env.WORKER_TICK_MS, 15_000),
+    retryBaseMs: int(env.RETRY_BASE_MS, 30_000),
+    digestCheckMs: int(env.DIGEST_CHECK_MS, 60_000),
+    webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    logLevel: env.LOG_LEVEL || 'info',
+    trustedProxies: (env.TRUSTED_PROXIES || '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    clientIpHeader: (env.CLIENT_IP_HEADER || 'cf-connecting-ip').toLowerCase(),
+    defaultPlan,
+    planLimits,
+    adminEmails: (env.ADMIN_EMAILS || '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+    sandboxes: bool(env.SANDBOXES, true),
+    production,
+    codePerAddress: int(env.CODE_REQUESTS_PER_ADDRESS, 5),
+    codePerIp: int(env.CODE_REQUESTS_PER_IP, 30),
+    codeWindowS: int(env.CODE_REQUESTS_WINDOW_S, 600),
+  };
+}

@@ -1,0 +1,269 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+
+export const organizations = pgTable('organizations', {
+  id: text('id').primaryKey(),
+  slug: text('slug').notNull().unique(),
+  name: text('name').notNull(),
+  personal: boolean('personal').notNull().default(false),
+  ownerUserId: text('owner_user_id'),
+  plan: text('plan').notNull(),
+  planSource: text('plan_source').notNull(),
+  planExpiresAt: ts('plan_expires_at'),
+  planNote: text('plan_note'),
+  timezone: text('timezone').notNull().default('UTC'),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull().unique(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    userId: text('user_id').notNull(),
+    role: text('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('memberships_org_user').on(t.orgId, t.userId), index('memberships_user').on(t.userId)],
+);
+
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  tokenHash: text('token_hash').notNull().unique(),
+  userId: text('user_id').notNull(),
+  activeOrgId: text('active_org_id').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+  createdAt: createdAt(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull().unique(),
+    scopes: text('scopes').array().notNull(),
+    createdByUserId: text('created_by_user_id'),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('api_keys_org').on(t.orgId, t.id)],
+);
+
+export const emailCodes = pgTable(
+  'email_codes',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    codeHash: text('code_hash').notNull(),
+    ip: text('ip').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: ts('expires_at').notNull(),
+    consumedAt: ts('consumed_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_codes_email').on(t.email, t.createdAt), index('email_codes_ip').on(t.ip, t.createdAt)],
+);
+
+/** Stored responses of POST requests that carried an Idempotency-Key, per organization (or scope). */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    status: integer('status'),
+    responseBody: text('response_body'),
+    responseType: text('response_type'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] })],
+);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('projects_org_slug').on(t.orgId, t.slug)],
+);
+
+export const forms = pgTable(
+  'forms',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    projectId: text('project_id').notNull(),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    status: text('status').notNull().default('active'),
+    schemaMode: text('schema_mode').notNull().default('observe'),
+    currentSchemaVersion: integer('current_schema_version'),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    sandbox: boolean('sandbox').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('forms_org_project_slug').on(t.orgId, t.projectId, t.slug), index('forms_org').on(t.orgId, t.id)],
+);
+
+export const submissions = pgTable(
+  'submissions',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    formId: text('form_id').notNull(),
+    status: text('status').notNull(),
+    quarantineReason: text('quarantine_reason'),
+    test: boolean('test').notNull().default(false),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    formSchemaVersion: integer('form_schema_version'),
+    spam: jsonb('spam').$type<{ score: number; reasons: string[] }>().notNull(),
+    meta: jsonb('meta').$type<Record<string, unknown>>().notNull(),
+    issues: jsonb('issues').$type<unknown[]>(),
+    clientIp: text('client_ip').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    subjectHint: text('subject_hint'),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('submissions_org').on(t.orgId, t.id),
+    index('submissions_form').on(t.formId, t.id),
+    index('submissions_rate').on(t.formId, t.clientIp, t.receivedAt),
+    uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey),
+  ],
+);
+
+export const attachments = pgTable(
+  'attachments',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    formId: text('form_id').notNull(),
+    submissionId: text('submission_id').notNull(),
+    fieldName: text('field_name').notNull(),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    storageKey: text('storage_key').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('attachments_submission').on(t.submissionId), index('attachments_org').on(t.orgId)],
+);
+
+export const destinations = pgTable(
+  'destinations',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    type: text('type').notNull(),
+    name: text('name').notNull(),
+    config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+    health: text('health').notNull().default('unknown'),
+    verified: boolean('verified').notNull().default(false),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    lastFailingEventAt: ts('last_failing_event_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('destinations_org').on(t.orgId, t.id)],
+);
+
+export const routes = pgTable(
+  'routes',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    formId: text('form_id'),
+    streamId: text('stream_id'),
+    destinationId: text('destination_id').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    mode: jsonb('mode').$type<Record<string, unknown>>().notNull(),
+    window: jsonb('window').$type<{ from: string | null; until: string | null }>().notNull(),
+    quality: jsonb('quality').$type<{ exclude_spam: boolean; exclude_quarantined: boolean }>().notNull(),
+    filter: text('filter'),
+    transform: text('transform'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('routes_org').on(t.orgId, t.id),
+    index('routes_form').on(t.formId),
+    index('routes_destination').on(t.destinationId),
+  ],
+);
+
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    submissionId: text('submission_id'),
+    routeId: text('route_id').notNull(),
+    destinationId: text('destination_id').notNull(),
+    formId: text('form_id'),
+    status: text('status').notNull(),
+    skipReason: text('skip_reason'),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull(),
+    nextAttemptAt: ts('next_attempt_at'),
+    leaseUntil: ts('lease_until'),
+    schemaVersion: integer('schema_version'),
+    eventType: text('event_type').notNull().default('submission.received'),
+    periodKey: text('period_key'),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    lastResponse: jsonb('last_response').$type<Record<string, unknown>>(),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    sentAt: ts('sent_at'),
+  },
+  (t) => [
+    index('deliveries_org').on(t.orgId, t.id),
+    index('deliveries_submission').on(t.submissionId),
+    index('deliveries_due').on(t.status, t.nextAttemptAt),
+    uniqueIndex('deliveries_submission_route').on(t.submissionId, t.routeId),
+    uniqueIndex('deliveries_route_period').on(t.routeId, t.periodKey),
+  ],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    type: text('type').notNull(),
+    subject: jsonb('subject').$type<Record<string, unknown>>().notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_org').on(t.orgId, t.id), index('events_org_type').on(t.orgId, t.type, t.id)],
+);

@@ -1,0 +1,97 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { Scope } from '../../shared/contracts/common.js';
+import { apiKeys, memberships, sessions } from '../db/schema.js';
+import { sha256 } from '../services/secrets.js';
+import type { Actor, AppEnv, KeyScope, Role } from './context.js';
+import { ApiError } from './errors.js';
+
+export const SESSION_COOKIE = 'formsvc_session';
+const RANK: Record<KeyScope, number> = { submit: 1, read: 2, manage: 3 };
+const TOUCH_MS = 60_000;
+
+/** Scopes nest: manage ⊃ read ⊃ submit. */
+export function hasScope(actor: Actor, needed: KeyScope): boolean {
+  return actor.scopes.some((s) => RANK[s] >= RANK[needed]);
+}
+
+/** Resolves the caller (Bearer API key or session cookie) and enforces the operation's scope. */
+export function authorize(scope: Scope): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (scope === 'public') return next();
+    const header = c.req.header('authorization');
+    let actor: Actor | null = null;
+    if (header) {
+      const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+      if (!m) throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API_KEY>".');
+      if (scope === 'session') {
+        throw new ApiError('forbidden', 'This operation needs a dashboard session; API keys cannot call it.', {
+          hint: 'Sign in with POST /v1/auth/sign-in (email code) and call it with the session cookie.',
+        });
+      }
+      actor = await keyActor(c, m[1]);
+    } else {
+      const token = getCookie(c, SESSION_COOKIE);
+      if (token) actor = await sessionActor(c, token);
+    }
+    if (!actor) throw new ApiError('unauthorized', 'Missing or invalid credentials.');
+    if (scope === 'session') {
+      if (actor.kind !== 'session' || (actor.role !== 'owner' && actor.role !== 'admin')) {
+        throw new ApiError('forbidden', 'Only an owner or admin of the organization can do this.');
+      }
+    } else if (!hasScope(actor, scope)) {
+      throw new ApiError(
+        'forbidden',
+        `This operation needs the "${scope}" scope; the key has ${actor.scopes.join(', ')}.`,
+      );
+    }
+    c.set('actor', actor);
+    return next();
+  };
+}
+
+async function keyActor(c: Parameters<MiddlewareHandler<AppEnv>>[0], secret: string): Promise<Actor | null> {
+  const { database, now, log } = c.get('deps');
+  const [key] = await database.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, sha256(secret)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!key) return null;
+  const t = now();
+  if (!key.lastUsedAt || t.getTime() - key.lastUsedAt.getTime() > TOUCH_MS) {
+    database.db
+      .update(apiKeys)
+      .set({ lastUsedAt: t })
+      .where(eq(apiKeys.id, key.id))
+      .catch((err: unknown) => log.warn({ err }, 'could not record key use'));
+  }
+  return {
+    kind: 'key',
+    orgId: key.orgId,
+    scopes: key.scopes as KeyScope[],
+    role: null,
+    keyId: key.id,
+    keyPrefix: key.prefix,
+  };
+}
+
+async function sessionActor(c: Parameters<MiddlewareHandler<AppEnv>>[0], token: string): Promise<Actor | null> {
+  const { database, now } = c.get('deps');
+  const [row] = await database.db
+    .select({ s: sessions, role: memberships.role })
+    .from(sessions)
+    .innerJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.orgId, sessions.activeOrgId)))
+    .where(eq(sessions.tokenHash, sha256(token)))
+    .limit(1);
+  if (!row || row.s.expiresAt <= now()) return null;
+  return {
+    kind: 'session',
+    orgId: row.s.activeOrgId,
+    scopes: ['manage'],
+    role: row.role as Role,
+    userId: row.s.userId,
+    sessionId: row.s.id,
+  };
+}

@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import type { Scope } from '../../shared/contracts/common.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../log.js';
+import type { Mailer } from '../mail.js';
+
+export type Role = 'owner' | 'admin' | 'member';
+export type KeyScope = Exclude<Scope, 'public' | 'session'>;
+
+/** Who is calling: an API key or a dashboard session, always inside one organization. */
+export interface Actor {
+  kind: 'key' | 'session';
+  orgId: string;
+  scopes: KeyScope[];
+  role: Role | null;
+  keyId?: string;
+  keyPrefix?: string;
+  userId?: string;
+  sessionId?: string;
+}
+
+/** Everything a handler may use, built once at start-up and injected. */
+export interface Deps {
+  config: Config;
+  database: Database;
+  mailer: Mailer;
+  log: Logger;
+  /** Wakes the delivery worker after a commit that planned deliveries. */
+  wake: () => void;
+  now: () => Date;
+  fetch: typeof fetch;
+}
+
+export type AppEnv = {
+  Variables: { deps: Deps; actor: Actor; requestId: string; clientIp: string };
+};
+
+export type Ctx = Context<AppEnv>;
+
+/** A JSON reply whose type the route contract already describes. */
+export function send(c: Context, body: unknown, status = 200): never {
+  return c.json(body as object, status as 200) as never;
+}
+
+export function noContent(c: Context): never {
+  return c.body(null, 204) as never;
+}

@@ -1,0 +1,18 @@
+import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { Operation } from '../../shared/contracts/common.js';
+import { authorize } from './auth.js';
+import type { AppEnv } from './context.js';
+import { idempotency } from './idempotency.js';
+
+/** Mounts one registry operation: scope check, Idempotency-Key on authenticated POSTs, validation, handler. */
+export function mount<R extends Operation & RouteConfig>(
+  app: OpenAPIHono<AppEnv>,
+  op: R,
+  handler: RouteHandler<R, AppEnv>,
+  extra: MiddlewareHandler<AppEnv>[] = [],
+): void {
+  const middleware: MiddlewareHandler<AppEnv>[] = [authorize(op.scope), ...extra];
+  if (op.method === 'post' && op.scope !== 'public') middleware.push(idempotency);
+  app.openapi({ ...op, middleware } as R, handler as never);
+}

@@ -1,0 +1,45 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { formOps } from '../../shared/contracts/forms.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import { buildEmbed } from '../present/embed.js';
+import {
+  createForm,
+  deleteForm,
+  formWithCounts,
+  getFormRow,
+  listForms,
+  submitUrl,
+  updateForm,
+} from '../services/forms.js';
+
+export function registerForms(app: OpenAPIHono<AppEnv>) {
+  mount(app, formOps.list, async (c) => {
+    const q = c.req.valid('query');
+    return send(c, await listForms(c.get('deps'), c.get('actor'), pageOf(q, 'form'), q));
+  });
+  mount(app, formOps.create, async (c) => {
+    const r = await createForm(c.get('deps'), c.get('actor'), c.req.valid('json'));
+    return send(c, r.form, r.created ? 201 : 200);
+  });
+  mount(app, formOps.get, async (c) => {
+    const deps = c.get('deps');
+    return send(
+      c,
+      await formWithCounts(deps, await getFormRow(deps.database.db, c.get('actor').orgId, c.req.valid('param').id)),
+    );
+  });
+  mount(app, formOps.update, async (c) =>
+    send(c, await updateForm(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, formOps.delete, async (c) => {
+    await deleteForm(c.get('deps'), c.get('actor'), c.req.valid('param').id);
+    return noContent(c);
+  });
+  mount(app, formOps.embed, async (c) => {
+    const deps = c.get('deps');
+    const form = await getFormRow(deps.database.db, c.get('actor').orgId, c.req.valid('param').id);
+    return send(c, buildEmbed(submitUrl(deps, form.id), undefined, String(form.settings.honeypot_field ?? '_gotcha')));
+  });
+}

@@ -1,0 +1,20 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { keyOps } from '../../shared/contracts/keys.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import { createKey, getKey, listKeys, revokeKey } from '../services/keys.js';
+
+export function registerKeys(app: OpenAPIHono<AppEnv>) {
+  mount(app, keyOps.create, async (c) =>
+    send(c, await createKey(c.get('deps'), c.get('actor'), c.req.valid('json')), 201),
+  );
+  mount(app, keyOps.list, async (c) =>
+    send(c, await listKeys(c.get('deps'), c.get('actor'), pageOf(c.req.valid('query'), 'apiKey'))),
+  );
+  mount(app, keyOps.get, async (c) => send(c, await getKey(c.get('deps'), c.get('actor'), c.req.valid('param').id)));
+  mount(app, keyOps.revoke, async (c) => {
+    await revokeKey(c.get('deps'), c.get('actor'), c.req.valid('param').id);
+    return noContent(c);
+  });
+}

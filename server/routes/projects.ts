@@ -1,0 +1,36 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { projectOps } from '../../shared/contracts/projects.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import {
+  createProject,
+  deleteProject,
+  getProjectRow,
+  listProjects,
+  presentProject,
+  updateProject,
+} from '../services/projects.js';
+
+export function registerProjects(app: OpenAPIHono<AppEnv>) {
+  mount(app, projectOps.list, async (c) =>
+    send(c, await listProjects(c.get('deps'), c.get('actor'), pageOf(c.req.valid('query'), 'project'))),
+  );
+  mount(app, projectOps.create, async (c) => {
+    const r = await createProject(c.get('deps'), c.get('actor'), c.req.valid('json'));
+    return send(c, r.project, r.created ? 201 : 200);
+  });
+  mount(app, projectOps.get, async (c) =>
+    send(
+      c,
+      presentProject(await getProjectRow(c.get('deps').database.db, c.get('actor').orgId, c.req.valid('param').id)),
+    ),
+  );
+  mount(app, projectOps.update, async (c) =>
+    send(c, await updateProject(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, projectOps.delete, async (c) => {
+    await deleteProject(c.get('deps'), c.get('actor'), c.req.valid('param').id);
+    return noContent(c);
+  });
+}

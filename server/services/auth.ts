@@ -1,0 +1,161 @@
+import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
+import { CODE_MAX_TRIES, CODE_TTL_SECONDS } from '../../shared/contracts/auth.js';
+import { newId } from '../../shared/ids.js';
+import { apiKeys, emailCodes, sessions } from '../db/schema.js';
+import type { Deps, KeyScope } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { userWithPersonalOrg } from './orgs.js';
+import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from './secrets.js';
+
+const SESSION_DAYS = 14;
+const codeHash = (id: string, code: string) => sha256(`${id}:${code}`);
+
+/**
+ * Emails a 6-digit code. Answers the same for every well-formed address (no account probing);
+ * throttled per address and per client IP, counted from stored codes so it holds across processes.
+ */
+export async function requestCode(deps: Deps, email: string, ip: string) {
+  const { config, database, mailer, now } = deps;
+  if (mailer.transport === 'none') {
+    throw new ApiError('not_implemented', 'Email sending is not configured on this server.', {
+      hint: 'Ask the operator to set SMTP_URL (or MAIL_TRANSPORT=console for development).',
+    });
+  }
+  const db = database.db;
+  const t = now();
+  const since = new Date(t.getTime() - config.codeWindowS * 1000);
+  const [[byAddress], [byIp]] = await Promise.all([
+    db
+      .select({ n: count() })
+      .from(emailCodes)
+      .where(and(eq(emailCodes.email, email), gt(emailCodes.createdAt, since))),
+    db
+      .select({ n: count() })
+      .from(emailCodes)
+      .where(and(eq(emailCodes.ip, ip), gt(emailCodes.createdAt, since))),
+  ]);
+  if (Number(byAddress.n) >= config.codePerAddress || Number(byIp.n) >= config.codePerIp) {
+    const retry = Math.max(1, Math.ceil(config.codeWindowS / Math.max(1, config.codePerAddress)));
+    throw new ApiError('rate_limited', 'Too many code requests; wait before asking again.', {
+      headers: { 'Retry-After': String(retry) },
+      details: { retry_after_s: retry },
+    });
+  }
+  const id = newId('emailCode');
+  const code = sixDigitCode();
+  await db.insert(emailCodes).values({
+    id,
+    email,
+    codeHash: codeHash(id, code),
+    ip,
+    expiresAt: new Date(t.getTime() + CODE_TTL_SECONDS * 1000),
+  });
+  const pretty = `${code.slice(0, 3)} ${code.slice(3)}`;
+  const sent = await mailer.send({
+    to: [email],
+    subject: `Your sign-in code: ${code}`,
+    text: `Your formsvc code is ${code} (${pretty}).\n\nIt is valid for 10 minutes. If you did not ask for it, ignore this mail.\n`,
+  });
+  if (!sent.ok) {
+    await db.delete(emailCodes).where(eq(emailCodes.id, id));
+    throw new ApiError('bad_gateway', 'The code email could not be sent.', {
+      hint: 'Retry in a minute; if it persists, the operator should check the SMTP server.',
+      details: { smtp_error: sent.error?.slice(0, 200) },
+    });
+  }
+  return {
+    ok: true as const,
+    expires_in: CODE_TTL_SECONDS,
+    next: 'POST /v1/auth/verify-code {"email": "<the address>", "code": "<6 digits from the mail>"} mints an API key.',
+  };
+}
+
+/** Checks and consumes the newest live code of an address; a code dies after 5 wrong tries. */
+async function consumeCode(deps: Deps, email: string, code: string) {
+  const db = deps.database.db;
+  const t = deps.now();
+  const [row] = await db
+    .select()
+    .from(emailCodes)
+    .where(and(eq(emailCodes.email, email), isNull(emailCodes.consumedAt), gt(emailCodes.expiresAt, t)))
+    .orderBy(desc(emailCodes.id))
+    .limit(1);
+  const invalid = () =>
+    new ApiError('unauthorized', 'The code is wrong or has expired.', {
+      hint: 'Ask for a new code with POST /v1/auth/request-code; a code lives 10 minutes and allows 5 tries.',
+    });
+  if (!row) throw invalid();
+  if (!safeEqual(row.codeHash, codeHash(row.id, code))) {
+    const attempts = row.attempts + 1;
+    await db
+      .update(emailCodes)
+      .set({ attempts, consumedAt: attempts >= CODE_MAX_TRIES ? t : null })
+      .where(eq(emailCodes.id, row.id));
+    throw invalid();
+  }
+  const used = await db
+    .update(emailCodes)
+    .set({ consumedAt: t })
+    .where(and(eq(emailCodes.id, row.id), isNull(emailCodes.consumedAt)))
+    .returning({ id: emailCodes.id });
+  if (!used.length) throw invalid(); // consumed by a concurrent request
+}
+
+/** Email code → API key, against the user's oldest personal organization (created for a new email). */
+export async function verifyCode(
+  deps: Deps,
+  body: { email: string; code: string; key_name?: string; scopes?: KeyScope[] },
+) {
+  await consumeCode(deps, body.email, body.code);
+  const { user, org, created } = await userWithPersonalOrg(deps.database.db, deps.config, body.email);
+  const scopes = [...new Set(body.scopes ?? ['manage'])];
+  const name = body.key_name ?? `agent-${deps.now().toISOString().slice(0, 10)}`;
+  const key = newApiKeySecret();
+  const keyId = newId('apiKey');
+  await deps.database.db.insert(apiKeys).values({
+    id: keyId,
+    orgId: org.id,
+    name,
+    prefix: key.prefix,
+    hash: key.hash,
+    scopes,
+    createdByUserId: user.id,
+  });
+  return {
+    api_key: key.secret,
+    key_id: keyId,
+    scopes,
+    organization: { id: org.id, slug: org.slug, name: org.name },
+    user: { email: user.email, created },
+    next: [
+      'Keep the api_key: it is shown once. Send it as Authorization: Bearer <api_key>.',
+      'POST /v1/quickstart {"name": "Contact", "notify_email": "<you>"} creates a routed form in one call.',
+      'GET /v1/me shows your organization, limits and next steps.',
+    ],
+  };
+}
+
+/** Email code → dashboard session cookie value (stored hashed). */
+export async function signIn(deps: Deps, body: { email: string; code: string }) {
+  await consumeCode(deps, body.email, body.code);
+  const { user, org, created } = await userWithPersonalOrg(deps.database.db, deps.config, body.email);
+  const token = randomToken(48);
+  const expiresAt = new Date(deps.now().getTime() + SESSION_DAYS * 86_400_000);
+  await deps.database.db
+    .insert(sessions)
+    .values({ id: newId('session'), tokenHash: sha256(token), userId: user.id, activeOrgId: org.id, expiresAt });
+  return {
+    token,
+    expiresAt,
+    body: {
+      user: { id: user.id, email: user.email, name: user.name, created },
+      organization: { id: org.id, slug: org.slug, name: org.name },
+      expires_at: expiresAt.toISOString(),
+      next: ['POST /v1/api-keys {"name": "ci", "scopes": ["submit"]} mints a key with this session.'],
+    },
+  };
+}
+
+export async function signOut(deps: Deps, token: string | undefined) {
+  if (token) await deps.database.db.delete(sessions).where(eq(sessions.tokenHash, sha256(token)));
+}

@@ -1,0 +1,255 @@
+import { and, arrayContains, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { newId } from '../../shared/ids.js';
+import type { Db } from '../db/client.js';
+import { forms, organizations, projects, submissions } from '../db/schema.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { type Page, pageResult } from '../http/pagination.js';
+import { buildEmbed, buildVerify } from '../present/embed.js';
+import { limitsOf, slugify } from './orgs.js';
+import { ensureProject } from './projects.js';
+
+export type FormRow = typeof forms.$inferSelect;
+type Counts = { submissions: number; last_submission_at: string | null };
+
+export const submitUrl = (deps: Deps, formId: string) => `${deps.config.publicBaseUrl}/s/${formId}`;
+
+/** Settings as read through the API: the challenge secret never leaves. */
+export function presentSettings(settings: Record<string, unknown>) {
+  const out = { ...settings };
+  const ch = out.challenge as Record<string, unknown> | null | undefined;
+  if (ch && typeof ch === 'object' && 'secret' in ch) out.challenge = { ...ch, secret: '[redacted]' };
+  return out;
+}
+
+export function presentForm(deps: Deps, f: FormRow, counts: Counts = { submissions: 0, last_submission_at: null }) {
+  return {
+    id: f.id,
+    project_id: f.projectId,
+    slug: f.slug,
+    name: f.name,
+    tags: f.tags,
+    status: f.status as 'active' | 'paused',
+    schema_mode: f.schemaMode as 'observe' | 'enforce' | 'managed',
+    current_schema_version: f.currentSchemaVersion,
+    settings: presentSettings(f.settings),
+    submit_url: submitUrl(deps, f.id),
+    streams: [] as { id: string; slug: string; mapping_status: 'valid' | 'incomplete' }[],
+    counts,
+    created_at: f.createdAt.toISOString(),
+  };
+}
+
+/** Stored non-test submissions per form, and the newest one's time. */
+export async function countsFor(db: Db, formIds: string[]): Promise<Map<string, Counts>> {
+  const out = new Map<string, Counts>();
+  if (!formIds.length) return out;
+  const rows = await db
+    .select({
+      formId: submissions.formId,
+      n: count(),
+      last: sql<string | Date | null>`max(${submissions.receivedAt})`,
+    })
+    .from(submissions)
+    .where(and(inArray(submissions.formId, formIds), eq(submissions.test, false)))
+    .groupBy(submissions.formId);
+  for (const r of rows) {
+    out.set(r.formId, {
+      submissions: Number(r.n),
+      last_submission_at: r.last ? new Date(r.last).toISOString() : null,
+    });
+  }
+  return out;
+}
+
+export async function formWithCounts(deps: Deps, f: FormRow) {
+  const counts = await countsFor(deps.database.db, [f.id]);
+  return presentForm(deps, f, counts.get(f.id));
+}
+
+export async function getFormRow(db: Db, orgId: string, id: string): Promise<FormRow> {
+  const [row] = await db
+    .select()
+    .from(forms)
+    .where(and(eq(forms.id, id), eq(forms.orgId, orgId)))
+    .limit(1);
+  if (!row) throw notFound('form', id);
+  return row;
+}
+
+export function formCreated(deps: Deps, f: FormRow) {
+  const url = submitUrl(deps, f.id);
+  return {
+    ...presentForm(deps, f),
+    embed: buildEmbed(url),
+    verify: buildVerify(url),
+    next: [
+      {
+        why: 'Route submissions somewhere: create a destination (email, telegram or webhook) first',
+        method: 'POST',
+        path: '/v1/destinations',
+        body: { type: 'webhook', name: 'My endpoint', config: { url: 'https://example.com/hook' } },
+      },
+      {
+        why: 'Connect the form to the destination',
+        method: 'POST',
+        path: '/v1/routes',
+        body: { form_id: f.id, destination_id: '<ds_…>' },
+      },
+      {
+        why: 'Prove delivery with a test submission; the answer lists delivery ids',
+        method: 'POST',
+        path: `/s/${f.id}`,
+        body: { email: 'test@example.com', message: 'Hello', _test: true },
+      },
+    ],
+  };
+}
+
+/** Creates a form (its project too when missing); idempotent by (project, slug) with if_exists "return". */
+export async function createForm(
+  deps: Deps,
+  actor: Actor,
+  body: {
+    name: string;
+    project?: string;
+    slug?: string;
+    tags?: string[];
+    schema_mode?: 'observe' | 'enforce' | 'managed';
+    from_template?: string;
+    if_exists?: 'return' | 'error';
+  },
+) {
+  const db = deps.database.db;
+  if (body.from_template !== undefined) {
+    throw new ApiError('not_found', `stream ${body.from_template} was not found in this organization.`, {
+      hint: 'Create a stream first (POST /v1/streams) and pass its id as from_template.',
+    });
+  }
+  const project = await ensureProject(db, actor.orgId, body.project ?? 'default');
+  const slug = body.slug ?? slugify(body.name);
+  const existing = await findForm(db, actor.orgId, project.id, slug);
+  if (existing) return existingOrConflict(deps, existing, slug, body.if_exists);
+  await checkFormLimit(deps, actor.orgId);
+  const inserted = await db
+    .insert(forms)
+    .values({
+      id: newId('form'),
+      orgId: actor.orgId,
+      projectId: project.id,
+      slug,
+      name: body.name,
+      tags: body.tags ?? [],
+      schemaMode: body.schema_mode ?? 'observe',
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (inserted.length) return { created: true, form: formCreated(deps, inserted[0]) };
+  const raced = await findForm(db, actor.orgId, project.id, slug);
+  return existingOrConflict(deps, raced as FormRow, slug, body.if_exists);
+}
+
+async function existingOrConflict(deps: Deps, f: FormRow, slug: string, ifExists?: string) {
+  if (ifExists === 'return')
+    return { created: false, form: { ...formCreated(deps, f), ...(await formWithCounts(deps, f)) } };
+  throw new ApiError('conflict', `A form with slug "${slug}" exists already in this project.`, {
+    hint: 'Pass if_exists: "return" to get the existing form, or choose another name or slug.',
+    details: { existing_id: f.id },
+  });
+}
+
+async function findForm(db: Db, orgId: string, projectId: string, slug: string) {
+  const [row] = await db
+    .select()
+    .from(forms)
+    .where(and(eq(forms.orgId, orgId), eq(forms.projectId, projectId), eq(forms.slug, slug)))
+    .limit(1);
+  return row;
+}
+
+async function checkFormLimit(deps: Deps, orgId: string) {
+  const db = deps.database.db;
+  const [org] = await db.select().from(organizations).where(eq(organizations.id, orgId));
+  const max = limitsOf(deps.config, org, deps.now()).forms;
+  if (max === null) return;
+  const [{ n }] = await db
+    .select({ n: count() })
+    .from(forms)
+    .where(and(eq(forms.orgId, orgId), eq(forms.sandbox, false)));
+  if (Number(n) >= max) {
+    throw new ApiError('plan_limit_reached', `The plan allows ${max} forms and the organization has ${n}.`, {
+      hint: 'Delete a form you no longer use, or move to a larger plan (GET /v1/me shows limits).',
+      details: { limit: 'forms', max, used: Number(n) },
+    });
+  }
+}
+
+export async function listForms(
+  deps: Deps,
+  actor: Actor,
+  page: Page,
+  filter: { project?: string; tag?: string; status?: string },
+) {
+  const db = deps.database.db;
+  const conds = [eq(forms.orgId, actor.orgId), eq(forms.sandbox, false), page.after(forms.id)];
+  if (filter.project) {
+    const [p] = await db
+      .select({ id: projects.id })
+      .from(projects)
+      .where(
+        and(eq(projects.orgId, actor.orgId), or(eq(projects.id, filter.project), eq(projects.slug, filter.project))),
+      );
+    conds.push(eq(forms.projectId, p?.id ?? '-'));
+  }
+  if (filter.tag) conds.push(arrayContains(forms.tags, [filter.tag]));
+  if (filter.status) conds.push(eq(forms.status, filter.status));
+  const rows = await db
+    .select()
+    .from(forms)
+    .where(and(...conds))
+    .orderBy(desc(forms.id))
+    .limit(page.limit + 1);
+  const counts = await countsFor(
+    db,
+    rows.map((r) => r.id),
+  );
+  return pageResult(rows, page, (f) => presentForm(deps, f, counts.get(f.id)));
+}
+
+/** PATCH: settings merge key by key (null removes a key); the rest replaces. */
+export async function updateForm(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: { name?: string; tags?: string[]; status?: string; schema_mode?: string; settings?: Record<string, unknown> },
+) {
+  const db = deps.database.db;
+  const current = await getFormRow(db, actor.orgId, id);
+  let settings = current.settings;
+  if (body.settings) {
+    settings = { ...current.settings };
+    for (const [k, v] of Object.entries(body.settings)) {
+      if (v === null) delete settings[k];
+      else settings[k] = v;
+    }
+  }
+  const [row] = await db
+    .update(forms)
+    .set({
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.tags !== undefined ? { tags: body.tags } : {}),
+      ...(body.status !== undefined ? { status: body.status } : {}),
+      ...(body.schema_mode !== undefined ? { schemaMode: body.schema_mode } : {}),
+      settings,
+      updatedAt: deps.now(),
+    })
+    .where(and(eq(forms.id, id), eq(forms.orgId, actor.orgId)))
+    .returning();
+  return formWithCounts(deps, row);
+}
+
+export async function deleteForm(deps: Deps, actor: Actor, id: string) {
+  const db = deps.database.db;
+  await getFormRow(db, actor.orgId, id);
+  await db.delete(forms).where(and(eq(forms.id, id), eq(forms.orgId, actor.orgId)));
+}

@@ -1,0 +1,86 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { newId } from '../../shared/ids.js';
+import { apiKeys, users } from '../db/schema.js';
+import type { Actor, Deps, KeyScope } from '../http/context.js';
+import { notFound } from '../http/errors.js';
+import { type Page, pageResult } from '../http/pagination.js';
+import { newApiKeySecret } from './secrets.js';
+
+type KeyRow = typeof apiKeys.$inferSelect & { creatorEmail: string | null };
+
+export function presentKey(k: KeyRow) {
+  return {
+    key_id: k.id,
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    scopes: k.scopes as KeyScope[],
+    created_at: k.createdAt.toISOString(),
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+    created_by: k.createdByUserId && k.creatorEmail ? { id: k.createdByUserId, email: k.creatorEmail } : null,
+  };
+}
+
+const columns = { creatorEmail: users.email };
+
+function select(deps: Deps) {
+  return deps.database.db
+    .select({
+      id: apiKeys.id,
+      orgId: apiKeys.orgId,
+      name: apiKeys.name,
+      prefix: apiKeys.prefix,
+      hash: apiKeys.hash,
+      scopes: apiKeys.scopes,
+      createdByUserId: apiKeys.createdByUserId,
+      lastUsedAt: apiKeys.lastUsedAt,
+      revokedAt: apiKeys.revokedAt,
+      createdAt: apiKeys.createdAt,
+      ...columns,
+    })
+    .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.createdByUserId));
+}
+
+/** Mints a key for the session's organization; the secret is returned once, only its hash is kept. */
+export async function createKey(deps: Deps, actor: Actor, body: { name: string; scopes?: KeyScope[] }) {
+  const key = newApiKeySecret();
+  const id = newId('apiKey');
+  const scopes = [...new Set(body.scopes ?? ['manage'])];
+  await deps.database.db.insert(apiKeys).values({
+    id,
+    orgId: actor.orgId,
+    name: body.name,
+    prefix: key.prefix,
+    hash: key.hash,
+    scopes,
+    createdByUserId: actor.userId ?? null,
+  });
+  const [row] = await select(deps).where(eq(apiKeys.id, id));
+  return { ...presentKey(row), api_key: key.secret };
+}
+
+export async function listKeys(deps: Deps, actor: Actor, page: Page) {
+  const rows = await select(deps)
+    .where(and(eq(apiKeys.orgId, actor.orgId), isNull(apiKeys.revokedAt), page.after(apiKeys.id)))
+    .orderBy(desc(apiKeys.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentKey);
+}
+
+export async function getKey(deps: Deps, actor: Actor, id: string) {
+  const [row] = await select(deps).where(
+    and(eq(apiKeys.id, id), eq(apiKeys.orgId, actor.orgId), isNull(apiKeys.revokedAt)),
+  );
+  if (!row) throw notFound('API key', id);
+  return presentKey(row);
+}
+
+export async function revokeKey(deps: Deps, actor: Actor, id: string) {
+  const done = await deps.database.db
+    .update(apiKeys)
+    .set({ revokedAt: deps.now() })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, actor.orgId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (!done.length) throw notFound('API key', id);
+}

@@ -1,0 +1,157 @@
+import { body, errors, IdParam, IfExists, json, ListQuery, listOf, NextStep, op, Timestamp, z } from './common.js';
+import { Slug, Tags } from './projects.js';
+
+export const SCHEMA_MODES = ['observe', 'enforce', 'managed'] as const;
+export const FORM_STATUSES = ['active', 'paused'] as const;
+
+export const RateLimit = z
+  .strictObject({ max: z.number().int().min(1).max(100_000), window_s: z.number().int().min(1).max(86_400) })
+  .meta({
+    id: 'RateLimit',
+    description: 'at most `max` stored submissions per client IP per form in `window_s` seconds',
+  });
+
+export const Challenge = z
+  .strictObject({ provider: z.literal('turnstile'), secret: z.string().min(1).max(200).optional() })
+  .meta({ id: 'Challenge' });
+
+/** Known settings keys; unknown keys are kept as given (the spec calls settings free-form). */
+export const FormSettings = z
+  .looseObject({
+    allowed_origins: z.array(z.string().min(1).max(300)).max(100).optional(),
+    rate_limit: RateLimit.nullable().optional(),
+    honeypot_field: z.string().min(1).max(100).optional(),
+    redirect_url: z.url().max(2000).nullable().optional(),
+    reply_to_field: z.string().min(1).max(100).nullable().optional(),
+    challenge: Challenge.nullable().optional(),
+  })
+  .meta({ id: 'FormSettings' });
+
+export const Embed = z
+  .object({ html: z.string(), fetch: z.string(), react: z.string(), astro: z.string(), nextjs_action: z.string() })
+  .meta({ id: 'Embed' });
+
+export const Verify = z.object({ curl: z.string(), then: z.string() }).meta({ id: 'Verify' });
+
+export const Form = z
+  .object({
+    id: z.string(),
+    project_id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    tags: z.array(z.string()),
+    status: z.enum(FORM_STATUSES),
+    schema_mode: z.enum(SCHEMA_MODES),
+    current_schema_version: z.number().int().nullable(),
+    settings: z.record(z.string(), z.unknown()),
+    submit_url: z.string(),
+    streams: z.array(z.object({ id: z.string(), slug: z.string(), mapping_status: z.enum(['valid', 'incomplete']) })),
+    counts: z.object({ submissions: z.number().int(), last_submission_at: Timestamp.nullable() }),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Form' });
+
+export const FormCreated = Form.extend({ embed: Embed, verify: Verify, next: z.array(NextStep) }).meta({
+  id: 'FormCreated',
+});
+
+export const CreateFormBody = z
+  .strictObject({
+    name: z.string().min(1).max(200),
+    project: Slug.optional().meta({ description: 'project slug; created when missing; default "default"' }),
+    slug: Slug.optional().meta({ description: 'default: derived from name; unique per project' }),
+    tags: Tags.optional(),
+    schema_mode: z.enum(SCHEMA_MODES).optional(),
+    from_template: z.string().optional().meta({ description: 'a stream id: the form is created attached to it' }),
+    if_exists: IfExists,
+  })
+  .meta({ id: 'CreateFormBody' });
+
+export const UpdateFormBody = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    tags: Tags.optional(),
+    status: z.enum(FORM_STATUSES).optional(),
+    schema_mode: z.enum(SCHEMA_MODES).optional(),
+    settings: FormSettings.optional().meta({
+      description: 'merged into the current settings key by key; a key set to null is removed',
+    }),
+  })
+  .meta({ id: 'UpdateFormBody' });
+
+export const FormListQuery = ListQuery.extend({
+  project: z.string().optional().meta({ description: 'project id or slug' }),
+  tag: z.string().optional(),
+  status: z.enum(FORM_STATUSES).optional(),
+});
+
+const tags = ['forms'];
+
+export const formOps = {
+  list: op('read', {
+    method: 'get',
+    path: '/v1/forms',
+    operationId: 'forms_list',
+    tags,
+    summary: 'List forms, newest first (filters: project, tag, status)',
+    request: { query: FormListQuery },
+    responses: { 200: json(listOf(Form, 'FormList')), ...errors('unauthorized', 'validation_failed') },
+  }),
+  create: op('manage', {
+    method: 'post',
+    path: '/v1/forms',
+    operationId: 'forms_create',
+    tags,
+    summary: 'Create a form; answers submit_url, embed snippets, a verify curl and next steps',
+    request: { body: body(CreateFormBody) },
+    responses: {
+      201: json(FormCreated, 'Created'),
+      200: json(FormCreated, 'Existing form (if_exists: "return")'),
+      ...errors(
+        'unauthorized',
+        'forbidden',
+        'validation_failed',
+        'conflict',
+        'not_found',
+        'plan_limit_reached',
+        'idempotency_conflict',
+      ),
+    },
+  }),
+  get: op('read', {
+    method: 'get',
+    path: '/v1/forms/{id}',
+    operationId: 'forms_get',
+    tags,
+    summary: 'One form with its counts and streams',
+    request: { params: IdParam },
+    responses: { 200: json(Form), ...errors('unauthorized', 'not_found') },
+  }),
+  update: op('manage', {
+    method: 'patch',
+    path: '/v1/forms/{id}',
+    operationId: 'forms_update',
+    tags,
+    summary: 'Change name, tags, status (active/paused), schema_mode or settings',
+    request: { params: IdParam, body: body(UpdateFormBody) },
+    responses: { 200: json(Form), ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed') },
+  }),
+  delete: op('manage', {
+    method: 'delete',
+    path: '/v1/forms/{id}',
+    operationId: 'forms_delete',
+    tags,
+    summary: 'Delete a form with its submissions, routes and deliveries',
+    request: { params: IdParam },
+    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found') },
+  }),
+  embed: op('read', {
+    method: 'get',
+    path: '/v1/forms/{id}/embed',
+    operationId: 'forms_embed',
+    tags,
+    summary: 'Embed snippets (html, fetch, react, astro, Next.js action) for the form',
+    request: { params: IdParam },
+    responses: { 200: json(Embed), ...errors('unauthorized', 'not_found') },
+  }),
+};
