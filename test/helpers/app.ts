@@ -1,0 +1,101 @@
+import crypto from 'node:crypto';
+import { buildApp } from '../../server/app.js';
+import { loadConfig } from '../../server/config.js';
+import { type Database, openPglite, openPostgres } from '../../server/db/client.js';
+import type { Deps } from '../../server/http/context.js';
+import { createLogger } from '../../server/log.js';
+import { createMailer } from '../../server/mail.js';
+import { startSmtpSink } from './smtp.js';
+
+export type TestEnv = Awaited<ReturnType<typeof startTestApp>>;
+
+export interface ApiOptions {
+  key?: string | null;
+  json?: unknown;
+  body?: string | Uint8Array | FormData;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The real app in process on a fresh database: in-memory PGlite with the real migrations, or the
+ * PostgreSQL server of TEST_DATABASE_URL. Mail goes to a real SMTP server on loopback.
+ */
+export async function startTestApp(env: Record<string, string> = {}) {
+  const smtp = await startSmtpSink();
+  const config = loadConfig({
+    PUBLIC_BASE_URL: 'http://127.0.0.1:8787',
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'Forms <forms@example.com>',
+    CODE_REQUESTS_PER_IP: '100000',
+    LOG_LEVEL: 'silent',
+    RETRY_BASE_MS: '50',
+    ...env,
+  });
+  const url = process.env.TEST_DATABASE_URL;
+  const database: Database = url ? await openPostgres(url, { max: 5 }) : await openPglite(null);
+  const mailer = createMailer(config);
+  let wakes = 0;
+  const deps: Deps = {
+    config,
+    database,
+    mailer,
+    log: createLogger('silent'),
+    wake: () => {
+      wakes += 1;
+    },
+    now: () => new Date(),
+    fetch,
+  };
+  const app = buildApp(deps);
+
+  async function request(method: string, path: string, opts: ApiOptions = {}) {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: BodyInit | undefined;
+    if (opts.json !== undefined) {
+      body = JSON.stringify(opts.json);
+      headers['content-type'] ??= 'application/json';
+    } else if (opts.body !== undefined) {
+      body = opts.body as BodyInit;
+    }
+    const res = await app.request(path, { method, headers, body });
+    const text = await res.text();
+    let json: any; // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected freely
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  /** Email-code onboarding through the API; returns the verify-code answer and its key. */
+  async function onboard(email = `u-${crypto.randomUUID().slice(0, 8)}@example.com`, extra: Record<string, unknown> = {}) {
+    const before = smtp.messages.length;
+    const rc = await request('POST', '/v1/auth/request-code', { json: { email } });
+    if (rc.status !== 200) throw new Error(`request-code: ${rc.status} ${rc.text}`);
+    const mail = await smtp.waitFor((m) => smtp.messages.indexOf(m) >= before && m.to.includes(email.toLowerCase()));
+    const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
+    const v = await request('POST', '/v1/auth/verify-code', { json: { email, code, ...extra } });
+    if (v.status !== 201) throw new Error(`verify-code: ${v.status} ${v.text}`);
+    return { email: email.toLowerCase(), key: v.json.api_key as string, verify: v.json, code: code as string };
+  }
+
+  return {
+    app,
+    deps,
+    smtp,
+    request,
+    onboard,
+    get wakes() {
+      return wakes;
+    },
+    api: (method: string, path: string, key: string | null, opts: Omit<ApiOptions, 'key'> = {}) =>
+      request(method, path, { ...opts, key }),
+    async close() {
+      mailer.close();
+      await database.close();
+      await smtp.close();
+    },
+  };
+}
