@@ -30,15 +30,16 @@ const MIGRATION_LOCK = 7_271_001;
 
 /** Opens PostgreSQL at `url`, applying migrations under an advisory lock (several processes may start at once). */
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connect_timeout: 10 });
-  const reserved = await client.reserve();
+  // One connection holds the advisory lock for the whole migration, so concurrent starts wait.
+  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
-    await reserved`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migratePg(drizzlePg(reserved as unknown as typeof client), { migrationsFolder: MIGRATIONS });
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migratePg(drizzlePg(migrator), { migrationsFolder: MIGRATIONS });
+    await migrator`select pg_advisory_unlock(${MIGRATION_LOCK})`;
   } finally {
-    await reserved`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
-    reserved.release();
+    await migrator.end({ timeout: 5 });
   }
+  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connect_timeout: 10 });
   const db = drizzlePg(client, { schema }) as unknown as Db;
   return {
     db,

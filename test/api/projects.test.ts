@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestEnv, startTestApp } from '../helpers/app.js';
+import { startTestApp, type TestEnv } from '../helpers/app.js';
 
 let t: TestEnv;
 let key: string;

@@ -70,7 +70,10 @@ export async function startTestApp(env: Record<string, string> = {}) {
   }
 
   /** Email-code onboarding through the API; returns the verify-code answer and its key. */
-  async function onboard(email = `u-${crypto.randomUUID().slice(0, 8)}@example.com`, extra: Record<string, unknown> = {}) {
+  async function onboard(
+    email = `u-${crypto.randomUUID().slice(0, 8)}@example.com`,
+    extra: Record<string, unknown> = {},
+  ) {
     const before = smtp.messages.length;
     const rc = await request('POST', '/v1/auth/request-code', { json: { email } });
     if (rc.status !== 200) throw new Error(`request-code: ${rc.status} ${rc.text}`);
