@@ -51,12 +51,12 @@ export async function startTestApp(env: Record<string, string> = {}) {
   async function request(method: string, path: string, opts: ApiOptions = {}) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    let body: BodyInit | undefined;
+    let body: RequestInit["body"];
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers['content-type'] ??= 'application/json';
     } else if (opts.body !== undefined) {
-      body = opts.body as BodyInit;
+      body = opts.body as RequestInit["body"];
     }
     const res = await app.request(path, { method, headers, body });
     const text = await res.text();
