@@ -51,16 +51,16 @@ export async function startTestApp(env: Record<string, string> = {}) {
   async function request(method: string, path: string, opts: ApiOptions = {}) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    let body: RequestInit["body"];
+    let body: RequestInit['body'];
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers['content-type'] ??= 'application/json';
     } else if (opts.body !== undefined) {
-      body = opts.body as RequestInit["body"];
+      body = opts.body as RequestInit['body'];
     }
     const res = await app.request(path, { method, headers, body });
     const text = await res.text();
-    let json: any; // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected freely
+    let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
