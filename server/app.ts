@@ -9,10 +9,14 @@ import type { AppEnv, Deps } from './http/context.js';
 import { ApiError, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
 import { registerAuth } from './routes/auth.js';
+import { registerDeliveries } from './routes/deliveries.js';
 import { registerForms } from './routes/forms.js';
+import { registerIntake } from './routes/intake.js';
 import { registerKeys } from './routes/keys.js';
 import { registerMe } from './routes/me.js';
 import { registerProjects } from './routes/projects.js';
+import { registerRouting } from './routes/routing.js';
+import { registerSubmissions } from './routes/submissions.js';
 import { registerSystem } from './routes/system.js';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -90,6 +94,10 @@ export function buildApp(deps: Deps) {
   registerMe(app);
   registerProjects(app);
   registerForms(app);
+  registerRouting(app);
+  registerIntake(app);
+  registerSubmissions(app);
+  registerDeliveries(app);
 
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',

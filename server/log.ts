@@ -3,8 +3,8 @@ import { pino } from 'pino';
 export type Logger = pino.Logger;
 
 /** Structured JSON logs; credentials and secrets are redacted wherever they appear. */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { svc: 'formsvc' },
     redact: {
@@ -26,5 +26,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

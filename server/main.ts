@@ -6,6 +6,7 @@ import { type Database, openPglite, openPostgres } from './db/client.js';
 import type { Deps } from './http/context.js';
 import { createLogger } from './log.js';
 import { createMailer } from './mail.js';
+import { createLocalStorage } from './storage.js';
 
 /** npm start: HTTP server (and, from the delivery issue on, the worker) in one process. */
 async function main() {
@@ -31,7 +32,8 @@ async function main() {
     process.exit(1);
   }
   const mailer = createMailer(config);
-  const deps: Deps = { config, database, mailer, log, wake: () => {}, now: () => new Date(), fetch };
+  const storage = createLocalStorage(path.join(config.dataDir, 'files'));
+  const deps: Deps = { config, database, mailer, storage, log, wake: () => {}, now: () => new Date(), fetch };
   const app = buildApp(deps);
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {

@@ -25,12 +25,13 @@ export function authorize(scope: Scope): MiddlewareHandler<AppEnv> {
     if (header) {
       const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
       if (!m) throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API_KEY>".');
-      if (scope === 'session') {
+      actor = await keyActor(c, m[1]);
+      // An invalid key is 401 everywhere; only a valid key on a session-only operation is 403.
+      if (actor && scope === 'session') {
         throw new ApiError('forbidden', 'This operation needs a dashboard session; API keys cannot call it.', {
           hint: 'Sign in with POST /v1/auth/sign-in (email code) and call it with the session cookie.',
         });
       }
-      actor = await keyActor(c, m[1]);
     } else {
       const token = getCookie(c, SESSION_COOKIE);
       if (token) actor = await sessionActor(c, token);

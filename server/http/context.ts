@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../mail.js';
+import type { AttachmentStorage } from '../storage.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 export type KeyScope = Exclude<Scope, 'public' | 'session'>;
@@ -25,6 +26,8 @@ export interface Deps {
   config: Config;
   database: Database;
   mailer: Mailer;
+  /** Private attachment files (local folder by default). */
+  storage: AttachmentStorage;
   log: Logger;
   /** Wakes the delivery worker after a commit that planned deliveries. */
   wake: () => void;

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { CODE_MAX_TRIES, CODE_TTL_SECONDS } from '../../shared/contracts/auth.js';
 import { newId } from '../../shared/ids.js';
+import type { Db } from '../db/client.js';
 import { apiKeys, emailCodes, sessions } from '../db/schema.js';
 import type { Deps, KeyScope } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
@@ -10,9 +11,38 @@ import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from '.
 const SESSION_DAYS = 14;
 const codeHash = (id: string, code: string) => sha256(`${id}:${code}`);
 
+/** Advisory-lock namespace of the code throttle (the two-key form, apart from the migration lock). */
+const THROTTLE_LOCK = 7_271_002;
+
+/**
+ * Seconds until fewer than `limit` codes of this address (or IP) are in the window, or null when
+ * another code may be sent now. Counted from stored codes so it holds across processes.
+ */
+async function throttled(
+  tx: Pick<Db, 'select'>,
+  column: typeof emailCodes.email | typeof emailCodes.ip,
+  value: string,
+  limit: number,
+  t: Date,
+  windowS: number,
+): Promise<number | null> {
+  if (limit < 1) return windowS;
+  const rows = await tx
+    .select({ createdAt: emailCodes.createdAt })
+    .from(emailCodes)
+    .where(and(eq(column, value), gt(emailCodes.createdAt, new Date(t.getTime() - windowS * 1000))))
+    .orderBy(desc(emailCodes.createdAt))
+    .limit(limit);
+  if (rows.length < limit) return null;
+  // The limit-th newest code has to leave the window before another one fits.
+  const freeAt = rows[limit - 1].createdAt.getTime() + windowS * 1000;
+  return Math.max(1, Math.ceil((freeAt - t.getTime()) / 1000));
+}
+
 /**
  * Emails a 6-digit code. Answers the same for every well-formed address (no account probing);
- * throttled per address and per client IP, counted from stored codes so it holds across processes.
+ * throttled per address and per client IP. The count and the insert run under advisory locks on the
+ * address and the IP, so concurrent requests cannot slip past the limit.
  */
 export async function requestCode(deps: Deps, email: string, ip: string) {
   const { config, database, mailer, now } = deps;
@@ -23,33 +53,34 @@ export async function requestCode(deps: Deps, email: string, ip: string) {
   }
   const db = database.db;
   const t = now();
-  const since = new Date(t.getTime() - config.codeWindowS * 1000);
-  const [[byAddress], [byIp]] = await Promise.all([
-    db
-      .select({ n: count() })
-      .from(emailCodes)
-      .where(and(eq(emailCodes.email, email), gt(emailCodes.createdAt, since))),
-    db
-      .select({ n: count() })
-      .from(emailCodes)
-      .where(and(eq(emailCodes.ip, ip), gt(emailCodes.createdAt, since))),
-  ]);
-  if (Number(byAddress.n) >= config.codePerAddress || Number(byIp.n) >= config.codePerIp) {
-    const retry = Math.max(1, Math.ceil(config.codeWindowS / Math.max(1, config.codePerAddress)));
+  const id = newId('emailCode');
+  const code = sixDigitCode();
+  const retry = await db.transaction(async (tx) => {
+    // Always address first, then IP: one lock order, no deadlock.
+    await tx.execute(sql`select pg_advisory_xact_lock(${THROTTLE_LOCK}, hashtext(${`a:${email}`}))`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${THROTTLE_LOCK}, hashtext(${`i:${ip}`}))`);
+    const waits = await Promise.all([
+      throttled(tx, emailCodes.email, email, config.codePerAddress, t, config.codeWindowS),
+      throttled(tx, emailCodes.ip, ip, config.codePerIp, t, config.codeWindowS),
+    ]);
+    const wait = Math.max(...waits.map((w) => w ?? 0));
+    if (wait > 0) return wait;
+    await tx.insert(emailCodes).values({
+      id,
+      email,
+      codeHash: codeHash(id, code),
+      ip,
+      createdAt: t,
+      expiresAt: new Date(t.getTime() + CODE_TTL_SECONDS * 1000),
+    });
+    return 0;
+  });
+  if (retry > 0) {
     throw new ApiError('rate_limited', 'Too many code requests; wait before asking again.', {
       headers: { 'Retry-After': String(retry) },
       details: { retry_after_s: retry },
     });
   }
-  const id = newId('emailCode');
-  const code = sixDigitCode();
-  await db.insert(emailCodes).values({
-    id,
-    email,
-    codeHash: codeHash(id, code),
-    ip,
-    expiresAt: new Date(t.getTime() + CODE_TTL_SECONDS * 1000),
-  });
   const pretty = `${code.slice(0, 3)} ${code.slice(3)}`;
   const sent = await mailer.send({
     to: [email],
@@ -70,7 +101,10 @@ export async function requestCode(deps: Deps, email: string, ip: string) {
   };
 }
 
-/** Checks and consumes the newest live code of an address; a code dies after 5 wrong tries. */
+/**
+ * Checks and consumes the newest live code of an address. Every try, right or wrong, first takes
+ * one of the code's 5 tries in a single conditional UPDATE, so concurrent guesses cannot get more.
+ */
 async function consumeCode(deps: Deps, email: string, code: string) {
   const db = deps.database.db;
   const t = deps.now();
@@ -85,19 +119,18 @@ async function consumeCode(deps: Deps, email: string, code: string) {
       hint: 'Ask for a new code with POST /v1/auth/request-code; a code lives 10 minutes and allows 5 tries.',
     });
   if (!row) throw invalid();
+  const live = and(eq(emailCodes.id, row.id), isNull(emailCodes.consumedAt));
+  const [tried] = await db
+    .update(emailCodes)
+    .set({ attempts: sql`${emailCodes.attempts} + 1` })
+    .where(and(live, lt(emailCodes.attempts, CODE_MAX_TRIES)))
+    .returning({ attempts: emailCodes.attempts });
+  if (!tried) throw invalid();
   if (!safeEqual(row.codeHash, codeHash(row.id, code))) {
-    const attempts = row.attempts + 1;
-    await db
-      .update(emailCodes)
-      .set({ attempts, consumedAt: attempts >= CODE_MAX_TRIES ? t : null })
-      .where(eq(emailCodes.id, row.id));
+    if (tried.attempts >= CODE_MAX_TRIES) await db.update(emailCodes).set({ consumedAt: t }).where(live);
     throw invalid();
   }
-  const used = await db
-    .update(emailCodes)
-    .set({ consumedAt: t })
-    .where(and(eq(emailCodes.id, row.id), isNull(emailCodes.consumedAt)))
-    .returning({ id: emailCodes.id });
+  const used = await db.update(emailCodes).set({ consumedAt: t }).where(live).returning({ id: emailCodes.id });
   if (!used.length) throw invalid(); // consumed by a concurrent request
 }
 

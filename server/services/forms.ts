@@ -1,7 +1,7 @@
 import { and, arrayContains, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { forms, organizations, projects, submissions } from '../db/schema.js';
+import { attachments, deliveries, forms, organizations, projects, routes, submissions } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
@@ -248,8 +248,21 @@ export async function updateForm(
   return formWithCounts(deps, row);
 }
 
+/** Deletes a form with its submissions, attachments (files too), routes and deliveries. */
 export async function deleteForm(deps: Deps, actor: Actor, id: string) {
   const db = deps.database.db;
   await getFormRow(db, actor.orgId, id);
-  await db.delete(forms).where(and(eq(forms.id, id), eq(forms.orgId, actor.orgId)));
+  const files = await db
+    .select({ key: attachments.storageKey })
+    .from(attachments)
+    .where(and(eq(attachments.orgId, actor.orgId), eq(attachments.formId, id)));
+  await db.transaction(async (tx) => {
+    const org = actor.orgId;
+    await tx.delete(deliveries).where(and(eq(deliveries.orgId, org), eq(deliveries.formId, id)));
+    await tx.delete(routes).where(and(eq(routes.orgId, org), eq(routes.formId, id)));
+    await tx.delete(attachments).where(and(eq(attachments.orgId, org), eq(attachments.formId, id)));
+    await tx.delete(submissions).where(and(eq(submissions.orgId, org), eq(submissions.formId, id)));
+    await tx.delete(forms).where(and(eq(forms.id, id), eq(forms.orgId, org)));
+  });
+  await Promise.all(files.map((f) => deps.storage.remove(f.key).catch(() => {})));
 }

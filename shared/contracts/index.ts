@@ -1,9 +1,14 @@
 import { authOps } from './auth.js';
 import type { Operation } from './common.js';
+import { deliveryOps } from './deliveries.js';
+import { destinationOps } from './destinations.js';
 import { formOps } from './forms.js';
+import { intakeOps } from './intake.js';
 import { keyOps } from './keys.js';
 import { meOps } from './me.js';
 import { projectOps } from './projects.js';
+import { routeOps } from './routes.js';
+import { submissionOps } from './submissions.js';
 import { systemOps } from './system.js';
 
 /** The operation registry: every endpoint, once. The server, /openapi.json, the CLI and MCP derive from it. */
@@ -13,6 +18,11 @@ export const ops = {
   me: meOps,
   projects: projectOps,
   forms: formOps,
+  destinations: destinationOps,
+  routes: routeOps,
+  intake: intakeOps,
+  submissions: submissionOps,
+  deliveries: deliveryOps,
   system: systemOps,
 };
 

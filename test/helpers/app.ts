@@ -1,10 +1,14 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { type Database, openPglite, openPostgres } from '../../server/db/client.js';
 import type { Deps } from '../../server/http/context.js';
 import { createLogger } from '../../server/log.js';
 import { createMailer } from '../../server/mail.js';
+import { createLocalStorage } from '../../server/storage.js';
 import { startSmtpSink } from './smtp.js';
 
 export type TestEnv = Awaited<ReturnType<typeof startTestApp>>;
@@ -34,11 +38,13 @@ export async function startTestApp(env: Record<string, string> = {}) {
   const url = process.env.TEST_DATABASE_URL;
   const database: Database = url ? await openPostgres(url, { max: 5 }) : await openPglite(null);
   const mailer = createMailer(config);
+  const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-files-'));
   let wakes = 0;
   const deps: Deps = {
     config,
     database,
     mailer,
+    storage: createLocalStorage(filesDir),
     log: createLogger('silent'),
     wake: () => {
       wakes += 1;
@@ -99,6 +105,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
       mailer.close();
       await database.close();
       await smtp.close();
+      fs.rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,109 @@
+import type { Deps } from '../http/context.js';
+
+export type Verdict =
+  | { status: 'received'; reason: null }
+  | { status: 'spam'; reason: null }
+  | {
+      status: 'quarantined';
+      reason: 'origin_rejected' | 'rate_limited' | 'turnstile_failed' | 'over_quota' | 'schema_violation';
+    };
+
+export const CONTROL_FIELDS = new Set(['cf-turnstile-response']);
+const TRUE = new Set(['true', '1', 'on', 'yes']);
+
+export interface Control {
+  redirect?: string;
+  test: boolean;
+  idempotency?: string;
+  subject?: string;
+  honeypotFilled: boolean;
+  turnstileToken?: string;
+}
+
+const str = (v: unknown) => (Array.isArray(v) ? v[0] : v) as unknown;
+
+/** Splits control fields (leading "_", the challenge token, the honeypot) from the data. */
+export function splitControl(fields: Record<string, unknown>, honeypot: string) {
+  const data: Record<string, unknown> = {};
+  const control: Control = { test: false, honeypotFilled: false };
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === honeypot) {
+      const s = str(v);
+      control.honeypotFilled = s !== undefined && s !== null && s !== '' && s !== false;
+      continue;
+    }
+    if (k.startsWith('_') || CONTROL_FIELDS.has(k)) {
+      const s = str(v);
+      if (k === '_redirect' && typeof s === 'string') control.redirect = s;
+      if (k === '_test') control.test = s === true || (typeof s === 'string' && TRUE.has(s.toLowerCase()));
+      if (k === '_idempotency' && (typeof s === 'string' || typeof s === 'number')) control.idempotency = String(s);
+      if (k === '_subject' && typeof s === 'string') control.subject = s.slice(0, 300);
+      if (k === 'cf-turnstile-response' && typeof s === 'string') control.turnstileToken = s;
+      continue;
+    }
+    data[k] = v;
+  }
+  return { data, control };
+}
+
+/** An origin as scheme://host[:port], lowercase, without a trailing slash; null when not a URL. */
+export function canonicalOrigin(value: string | undefined | null): string | null {
+  if (!value) return null;
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    return u.origin.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+export function originAllowed(allowed: unknown, origin: string | null): boolean {
+  if (!Array.isArray(allowed) || allowed.length === 0) return true;
+  if (!origin) return false;
+  return allowed.some((a) => a === '*' || canonicalOrigin(String(a)) === origin);
+}
+
+const URL_RE = /https?:\/\//gi;
+
+/** A light spam score with reasons, recorded on every submission. Only the honeypot decides "spam". */
+export function spamScore(data: Record<string, unknown>, honeypotFilled: boolean, userAgent: string | undefined) {
+  const reasons: string[] = [];
+  let score = 0;
+  if (honeypotFilled) {
+    reasons.push('honeypot_filled');
+    score = 1;
+  }
+  const text = JSON.stringify(data);
+  const links = text.match(URL_RE)?.length ?? 0;
+  if (links >= 3) {
+    reasons.push('many_links');
+    score += 0.3;
+  }
+  if (!userAgent) {
+    reasons.push('no_user_agent');
+    score += 0.1;
+  }
+  return { score: Math.min(1, Math.round(score * 100) / 100), reasons };
+}
+
+/** Cloudflare Turnstile siteverify, 5 s timeout; any failure (also network) fails the check. */
+export async function verifyTurnstile(deps: Deps, secret: string | undefined, token: string | undefined, ip: string) {
+  if (!token) return { ok: false, error: 'no cf-turnstile-response token' };
+  if (!secret) return { ok: false, error: 'no challenge secret configured' };
+  try {
+    const res = await deps.fetch(deps.config.turnstileVerifyUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ secret, response: token, remoteip: ip }).toString(),
+      signal: AbortSignal.timeout(5000),
+      redirect: 'error',
+    });
+    const body = (await res.json()) as { success?: boolean; 'error-codes'?: string[] };
+    return body.success === true
+      ? { ok: true }
+      : { ok: false, error: (body['error-codes'] ?? []).join(',') || 'rejected' };
+  } catch (err) {
+    return { ok: false, error: `verify failed: ${(err as Error).message}` };
+  }
+}

@@ -1,0 +1,255 @@
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { newId } from '../../shared/ids.js';
+import { ApiError } from '../http/errors.js';
+import type { AttachmentStorage } from '../storage.js';
+import { INTAKE_LIMITS } from './limits.js';
+
+export type Fields = Record<string, unknown>;
+
+export interface StoredFile {
+  id: string;
+  fieldName: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  storageKey: string;
+}
+
+export interface Parsed {
+  fields: Fields;
+  files: StoredFile[];
+  encoding: 'json' | 'urlencoded' | 'multipart';
+}
+
+export interface FileRules {
+  orgId: string;
+  storage: AttachmentStorage;
+  /** null: this form takes no files (sandbox). */
+  maxFileBytes: number | null;
+  maxFiles: number;
+}
+
+const tooLarge = (message: string) => new ApiError('payload_too_large', message, { headers: { Connection: 'close' } });
+
+const malformed = (message: string) =>
+  new ApiError('bad_request', message, {
+    hint: 'Send a JSON object, an urlencoded body or multipart/form-data, well-formed.',
+  });
+
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Reads a body up to `max` bytes; more answers 413 before anything is stored. */
+async function readCapped(req: Request, max: number): Promise<string> {
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) throw tooLarge(`The body is larger than ${max / 1024} KB.`);
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(`The body is larger than ${max / 1024} KB.`);
+    }
+    chunks.push(value);
+  }
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  return text;
+}
+
+/**
+ * Walks a parsed body: bounds on field count, depth and key length; strings made well-formed
+ * (PostgreSQL rejects lone surrogates) and NUL characters refused (jsonb cannot hold them).
+ */
+export function sanitize(value: unknown, state = { fields: 0 }, depth = 0): unknown {
+  if (depth > INTAKE_LIMITS.depth) throw tooLarge(`The body nests deeper than ${INTAKE_LIMITS.depth} levels.`);
+  if (typeof value === 'string') return clean(value);
+  if (Array.isArray(value)) {
+    state.fields += value.length;
+    if (state.fields > INTAKE_LIMITS.fields) throw tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`);
+    return value.map((v) => sanitize(v, state, depth + 1));
+  }
+  if (value && typeof value === 'object') {
+    const out: Fields = {};
+    for (const [k, v] of Object.entries(value)) {
+      state.fields += 1;
+      if (state.fields > INTAKE_LIMITS.fields) throw tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`);
+      if (k.length > INTAKE_LIMITS.keyLength) throw tooLarge(`A field name is longer than ${INTAKE_LIMITS.keyLength}.`);
+      out[clean(k)] = sanitize(v, state, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+function clean(s: string): string {
+  if (s.includes('\u0000')) throw malformed('The body contains NUL characters, which cannot be stored.');
+  return s.toWellFormed();
+}
+
+/** Repeated keys become arrays; single keys stay strings. */
+function addField(fields: Fields, name: string, value: unknown) {
+  if (!Object.hasOwn(fields, name)) fields[name] = value;
+  else if (Array.isArray(fields[name])) (fields[name] as unknown[]).push(value);
+  else fields[name] = [fields[name], value];
+}
+
+/** Parses a submission body by its Content-Type: JSON object, urlencoded, or multipart with files. */
+export async function parseSubmission(req: Request, files: FileRules): Promise<Parsed> {
+  const type = mediaType(req.headers.get('content-type') ?? undefined);
+  if (type === 'application/json' || type.endsWith('+json')) {
+    const text = await readCapped(req, INTAKE_LIMITS.bodyBytes);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw malformed('The body is not valid JSON.');
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed('The JSON body must be an object.');
+    return { fields: sanitize(body) as Fields, files: [], encoding: 'json' };
+  }
+  if (type === 'application/x-www-form-urlencoded') {
+    const text = await readCapped(req, INTAKE_LIMITS.bodyBytes);
+    const fields: Fields = {};
+    for (const [k, v] of new URLSearchParams(text)) addField(fields, k, v);
+    return { fields: sanitize(fields) as Fields, files: [], encoding: 'urlencoded' };
+  }
+  if (type === 'multipart/form-data') return parseMultipart(req, files);
+  throw new ApiError(
+    'unsupported_media_type',
+    type ? `Content-Type ${type} is not accepted.` : 'The request has no Content-Type.',
+  );
+}
+
+async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > INTAKE_LIMITS.multipartBytes) {
+    throw tooLarge('The multipart body is larger than 16 MiB.');
+  }
+  if (!req.body) throw malformed('The multipart body is empty.');
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({
+      headers: { 'content-type': req.headers.get('content-type') ?? '' },
+      limits: {
+        fieldSize: INTAKE_LIMITS.fieldBytes,
+        fields: INTAKE_LIMITS.fields,
+        files: rules.maxFiles + 1,
+        parts: INTAKE_LIMITS.fields + rules.maxFiles + 1,
+        fieldNameSize: INTAKE_LIMITS.keyLength,
+      },
+    });
+  } catch {
+    throw malformed('The multipart body has no boundary.');
+  }
+  const fields: Fields = {};
+  const stored: StoredFile[] = [];
+  const writes: Promise<void>[] = [];
+  let failure: ApiError | null = null;
+  const fail = (err: ApiError) => {
+    failure ??= err;
+  };
+
+  let total = 0;
+  const source = Readable.fromWeb(req.body as import('node:stream/web').ReadableStream);
+  const counted = source.on('data', (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > INTAKE_LIMITS.multipartBytes) {
+      fail(tooLarge('The multipart body is larger than 16 MiB.'));
+      source.destroy();
+    }
+  });
+
+  bb.on('field', (name, value, info) => {
+    if (info.valueTruncated) fail(tooLarge(`Field ${name} is larger than ${INTAKE_LIMITS.fieldBytes / 1024} KB.`));
+    addField(fields, name, value);
+  });
+  bb.on('file', (name, stream, info) => {
+    if (failure) {
+      stream.resume();
+      return;
+    }
+    if (rules.maxFileBytes === null) {
+      fail(
+        new ApiError('attachment_limit_reached', 'This form accepts no files.', { headers: { Connection: 'close' } }),
+      );
+      stream.resume();
+      return;
+    }
+    if (stored.length + writes.length >= rules.maxFiles) {
+      fail(
+        new ApiError('attachment_limit_reached', `At most ${rules.maxFiles} files per submission.`, {
+          headers: { Connection: 'close' },
+        }),
+      );
+      stream.resume();
+      return;
+    }
+    const id = newId('file');
+    const key = `${rules.orgId}/${id}`;
+    const maxBytes = rules.maxFileBytes;
+    writes.push(
+      rules.storage.write(key, stream, maxBytes).then((r) => {
+        if (r.tooLarge) {
+          fail(
+            new ApiError('attachment_too_large', `File ${info.filename} is larger than ${maxBytes} bytes.`, {
+              headers: { Connection: 'close' },
+            }),
+          );
+          return;
+        }
+        stored.push({
+          id,
+          fieldName: name,
+          filename: (info.filename || 'file').toWellFormed().replaceAll('\u0000', ''),
+          contentType: info.mimeType || 'application/octet-stream',
+          sizeBytes: r.sizeBytes,
+          sha256: r.sha256,
+          storageKey: key,
+        });
+        addField(fields, name, { $file: id });
+      }),
+    );
+  });
+  bb.on('filesLimit', () =>
+    fail(
+      new ApiError('attachment_limit_reached', `At most ${rules.maxFiles} files per submission.`, {
+        headers: { Connection: 'close' },
+      }),
+    ),
+  );
+  bb.on('fieldsLimit', () => fail(tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`)));
+  bb.on('partsLimit', () => fail(tooLarge('The multipart body has too many parts.')));
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      bb.on('close', resolve);
+      bb.on('error', (err) => reject(err));
+      counted.on('error', (err) => reject(err));
+      counted.on('close', () => {
+        if (failure) resolve();
+      });
+      counted.pipe(bb);
+    });
+    await Promise.all(writes);
+  } catch (err) {
+    await Promise.allSettled(writes);
+    if (!failure) fail(malformed(`The multipart body is malformed: ${(err as Error).message}`));
+  }
+  if (failure) {
+    await Promise.all(stored.map((f) => rules.storage.remove(f.storageKey).catch(() => {})));
+    throw failure;
+  }
+  // File references: {$file: id} placeholders become fl_ ids (an array stays an array).
+  const withRefs = JSON.parse(JSON.stringify(fields), (_k, v) =>
+    v && typeof v === 'object' && typeof v.$file === 'string' && Object.keys(v).length === 1 ? v.$file : v,
+  );
+  return { fields: sanitize(withRefs) as Fields, files: stored, encoding: 'multipart' };
+}

@@ -1,0 +1,19 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { deliveryOps } from '../../shared/contracts/deliveries.js';
+import { type AppEnv, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import { getDeliveryRow, listDeliveries, presentDelivery } from '../services/deliveries.js';
+
+export function registerDeliveries(app: OpenAPIHono<AppEnv>) {
+  mount(app, deliveryOps.list, async (c) => {
+    const q = c.req.valid('query');
+    return send(c, await listDeliveries(c.get('deps'), c.get('actor'), pageOf(q, 'delivery'), q));
+  });
+  mount(app, deliveryOps.get, async (c) =>
+    send(
+      c,
+      presentDelivery(await getDeliveryRow(c.get('deps').database.db, c.get('actor').orgId, c.req.valid('param').id)),
+    ),
+  );
+}

@@ -1,0 +1,38 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { destinationOps } from '../../shared/contracts/destinations.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import {
+  createDestination,
+  deleteDestination,
+  getDestinationRow,
+  listDestinations,
+  presentDestination,
+  updateDestination,
+} from '../services/destinations.js';
+
+export function registerDestinations(app: OpenAPIHono<AppEnv>) {
+  mount(app, destinationOps.list, async (c) => {
+    const q = c.req.valid('query');
+    return send(c, await listDestinations(c.get('deps'), c.get('actor'), pageOf(q, 'destination'), q));
+  });
+  mount(app, destinationOps.create, async (c) =>
+    send(c, await createDestination(c.get('deps'), c.get('actor'), c.req.valid('json')), 201),
+  );
+  mount(app, destinationOps.get, async (c) =>
+    send(
+      c,
+      presentDestination(
+        await getDestinationRow(c.get('deps').database.db, c.get('actor').orgId, c.req.valid('param').id),
+      ),
+    ),
+  );
+  mount(app, destinationOps.update, async (c) =>
+    send(c, await updateDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, destinationOps.delete, async (c) => {
+    await deleteDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id);
+    return noContent(c);
+  });
+}

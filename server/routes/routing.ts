@@ -1,0 +1,29 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { routeOps } from '../../shared/contracts/routes.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../services/routes.js';
+import { registerDestinations } from './destinations.js';
+
+/** Routing configuration: destinations and the routes that connect forms to them. */
+export function registerRouting(app: OpenAPIHono<AppEnv>) {
+  registerDestinations(app);
+  mount(app, routeOps.list, async (c) => {
+    const q = c.req.valid('query');
+    return send(c, await listRoutes(c.get('deps'), c.get('actor'), pageOf(q, 'route'), q));
+  });
+  mount(app, routeOps.create, async (c) =>
+    send(c, await createRoute(c.get('deps'), c.get('actor'), c.req.valid('json')), 201),
+  );
+  mount(app, routeOps.get, async (c) =>
+    send(c, await getRoute(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
+  );
+  mount(app, routeOps.update, async (c) =>
+    send(c, await updateRoute(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, routeOps.delete, async (c) => {
+    await deleteRoute(c.get('deps'), c.get('actor'), c.req.valid('param').id);
+    return noContent(c);
+  });
+}

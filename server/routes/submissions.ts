@@ -1,0 +1,36 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { submissionOps } from '../../shared/contracts/submissions.js';
+import { type AppEnv, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import {
+  attachmentHeaders,
+  listFormSubmissions,
+  listSubmissions,
+  openAttachment,
+  submissionDetail,
+  updateSubmission,
+} from '../services/submissions.js';
+
+export function registerSubmissions(app: OpenAPIHono<AppEnv>) {
+  mount(app, submissionOps.list, async (c) => {
+    const q = c.req.valid('query');
+    return send(c, await listSubmissions(c.get('deps'), c.get('actor'), pageOf(q, 'submission'), q));
+  });
+  mount(app, submissionOps.formList, async (c) => {
+    const q = c.req.valid('query');
+    const formId = c.req.valid('param').id;
+    return send(c, await listFormSubmissions(c.get('deps'), c.get('actor'), formId, pageOf(q, 'submission'), q));
+  });
+  mount(app, submissionOps.get, async (c) =>
+    send(c, await submissionDetail(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
+  );
+  mount(app, submissionOps.update, async (c) =>
+    send(c, await updateSubmission(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, submissionOps.attachment, async (c) => {
+    const { id, fileId } = c.req.valid('param');
+    const { file, body } = await openAttachment(c.get('deps'), c.get('actor'), id, fileId);
+    return c.body(body, 200, attachmentHeaders(file)) as never;
+  });
+}

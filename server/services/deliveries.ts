@@ -1,0 +1,104 @@
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { deliveries } from '../db/schema.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { type Page, pageResult } from '../http/pagination.js';
+
+export type DeliveryRow = typeof deliveries.$inferSelect;
+type DeliveryStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'dead' | 'skipped';
+
+export interface DeliveryResult {
+  ok: boolean;
+  status_code: number | null;
+  latency_ms: number;
+  response_excerpt: string;
+  error: string | null;
+}
+
+// A Telegram Bot API URL carries the bot token (…/bot<id>:<secret>/sendMessage); errors may quote it.
+const BOT_TOKEN = /bot\d+:[A-Za-z0-9_-]+/g;
+const scrub = (s: string) => s.replace(BOT_TOKEN, 'bot[redacted]');
+
+/** Stored last_response (written by the worker) → DeliveryResult, whatever keys the row holds. */
+function presentResult(raw: Record<string, unknown> | null): DeliveryResult | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const status = raw.status_code;
+  const latency = Number(raw.latency_ms);
+  return {
+    ok: raw.ok === true,
+    status_code: typeof status === 'number' && Number.isInteger(status) ? status : null,
+    latency_ms: Number.isFinite(latency) ? latency : 0,
+    response_excerpt: typeof raw.response_excerpt === 'string' ? scrub(raw.response_excerpt) : '',
+    error: typeof raw.error === 'string' ? scrub(raw.error) : null,
+  };
+}
+
+/** Row → wire Delivery (API, SubmissionDetail, and the worker's events). */
+export function presentDelivery(d: DeliveryRow) {
+  return {
+    id: d.id,
+    submission_id: d.submissionId,
+    route_id: d.routeId,
+    destination_id: d.destinationId,
+    status: d.status as DeliveryStatus,
+    skip_reason: d.skipReason as 'window' | 'quality' | null,
+    attempts: d.attempts,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    schema_version: d.schemaVersion,
+    payload: d.payload,
+    last_response: presentResult(d.lastResponse),
+    last_error: d.lastError === null ? null : scrub(d.lastError),
+    created_at: d.createdAt.toISOString(),
+    sent_at: d.sentAt?.toISOString() ?? null,
+  };
+}
+
+export type DeliveryFilter = {
+  status?: string;
+  form_id?: string;
+  route_id?: string;
+  destination_id?: string;
+  submission_id?: string;
+};
+
+/** Deliveries of the caller's organization, newest first. */
+export async function listDeliveries(deps: Deps, actor: Actor, page: Page, filter: DeliveryFilter) {
+  const conds = [eq(deliveries.orgId, actor.orgId), page.after(deliveries.id)];
+  if (filter.status) conds.push(eq(deliveries.status, filter.status));
+  if (filter.form_id) conds.push(eq(deliveries.formId, filter.form_id));
+  if (filter.route_id) conds.push(eq(deliveries.routeId, filter.route_id));
+  if (filter.destination_id) conds.push(eq(deliveries.destinationId, filter.destination_id));
+  if (filter.submission_id) conds.push(eq(deliveries.submissionId, filter.submission_id));
+  const rows = await deps.database.db
+    .select()
+    .from(deliveries)
+    .where(and(...conds))
+    .orderBy(desc(deliveries.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentDelivery);
+}
+
+export async function getDeliveryRow(db: Db, orgId: string, id: string): Promise<DeliveryRow> {
+  const [row] = await db
+    .select()
+    .from(deliveries)
+    .where(and(eq(deliveries.id, id), eq(deliveries.orgId, orgId)))
+    .limit(1);
+  if (!row) {
+    throw new ApiError('not_found', `delivery ${id} was not found in this organization.`, {
+      hint: 'Check the id; GET /v1/deliveries lists them. Ids of other organizations are not visible.',
+    });
+  }
+  return row;
+}
+
+/** The deliveries of one submission, oldest first (SubmissionDetail). */
+export async function deliveriesOfSubmission(db: Db, orgId: string, submissionId: string) {
+  const rows = await db
+    .select()
+    .from(deliveries)
+    .where(and(eq(deliveries.orgId, orgId), eq(deliveries.submissionId, submissionId)))
+    .orderBy(asc(deliveries.id));
+  return rows.map(presentDelivery);
+}

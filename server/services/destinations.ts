@@ -1,0 +1,229 @@
+import net from 'node:net';
+import { and, count, desc, eq } from 'drizzle-orm';
+import { CONFIG_SCHEMAS, type DestinationType, REDACTED } from '../../shared/contracts/destinations.js';
+import { newId } from '../../shared/ids.js';
+import type { Db } from '../db/client.js';
+import { destinations, organizations, routes } from '../db/schema.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { type Page, pageResult } from '../http/pagination.js';
+import { limitsOf } from './orgs.js';
+
+export type DestinationRow = typeof destinations.$inferSelect;
+type Config = Record<string, unknown>;
+
+/** Config keys that hold secrets: stored as given, read back as REDACTED. */
+const SECRET_KEYS = ['secret', 'bot_token'];
+
+/** Config as read through the API: secrets and webhook header values never leave. */
+export function presentConfig(config: Config): Config {
+  const out = { ...config };
+  for (const key of SECRET_KEYS) if (out[key] !== undefined && out[key] !== null) out[key] = REDACTED;
+  if (out.headers && typeof out.headers === 'object') {
+    out.headers = Object.fromEntries(Object.keys(out.headers).map((name) => [name, REDACTED]));
+  }
+  return out;
+}
+
+export function presentDestination(d: DestinationRow) {
+  return {
+    id: d.id,
+    type: d.type as DestinationType,
+    name: d.name,
+    config: presentConfig(d.config),
+    health: d.health as 'unknown' | 'ok' | 'failing',
+    verified: d.verified,
+    created_at: d.createdAt.toISOString(),
+  };
+}
+
+// SSRF guard: literal addresses that must not be reached from a production server.
+const PRIVATE = new net.BlockList();
+for (const [addr, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
+  PRIVATE.addSubnet(addr, bits, 'ipv4');
+}
+for (const [addr, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const) {
+  PRIVATE.addSubnet(addr, bits, 'ipv6');
+}
+
+/** True for "localhost" names and literal loopback, private, link-local or unspecified IPs (v4-mapped too). */
+export function isPrivateHost(hostname: string): boolean {
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const family = net.isIP(host);
+  return family !== 0 && PRIVATE.check(host, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+const invalid = (message: string, issues: { path: string; message: string }[], hint?: string) =>
+  new ApiError('validation_failed', message, { details: { issues }, ...(hint ? { hint } : {}) });
+
+/**
+ * Validates a whole config against its type's schema, then normalizes it for storage
+ * (telegram chat_id as a string, the slack/discord URL under `url`) and applies the outbound guard.
+ */
+function checkConfig(deps: Deps, type: DestinationType, config: Config): Config {
+  const parsed = CONFIG_SCHEMAS[type].safeParse(config);
+  if (!parsed.success) {
+    throw invalid(
+      `The ${type} config has invalid fields.`,
+      parsed.error.issues.map((i) => ({ path: ['config', ...i.path.map(String)].join('.'), message: i.message })),
+    );
+  }
+  const out: Config = { ...(parsed.data as Config) };
+  if (type === 'telegram') out.chat_id = String(out.chat_id);
+  if (type === 'slack' || type === 'discord') {
+    out.url = out.url ?? out.webhook_url;
+    delete out.webhook_url;
+  }
+  const guarded = deps.config.production && !deps.config.outboundAllowPrivate;
+  if (guarded && typeof out.url === 'string') {
+    const url = new URL(out.url);
+    if (isPrivateHost(url.hostname)) {
+      throw invalid(
+        `The ${type} URL points at a private, loopback or link-local address.`,
+        [{ path: 'config.url', message: `host ${url.hostname} is not reachable from this server` }],
+        'Use a public URL; this server refuses private addresses (the operator can set OUTBOUND_ALLOW_PRIVATE=true).',
+      );
+    }
+    if (type !== 'webhook' && url.protocol !== 'https:') {
+      throw invalid(`The ${type} incoming-webhook URL must use https.`, [
+        { path: 'config.url', message: 'must start with https://' },
+      ]);
+    }
+  }
+  return out;
+}
+
+/** PATCH merge: a key set to null is removed; a secret (or header value) left out or sent as REDACTED is kept. */
+function mergeConfig(type: DestinationType, stored: Config, patch: Config): Config {
+  const out: Config = { ...stored };
+  if ((type === 'slack' || type === 'discord') && patch.webhook_url != null) delete out.url;
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else if (SECRET_KEYS.includes(key) && value === REDACTED) continue;
+    else if (key === 'headers' && typeof value === 'object' && !Array.isArray(value)) {
+      const old = (stored.headers ?? {}) as Record<string, unknown>;
+      out.headers = Object.fromEntries(
+        Object.entries(value as Config)
+          .map(([name, v]) => [name, v === REDACTED ? old[name] : v])
+          .filter(([, v]) => v !== undefined),
+      );
+    } else out[key] = value;
+  }
+  return out;
+}
+
+/** Creates a destination; the plan's destination limit is checked under a lock on the organization row. */
+export async function createDestination(
+  deps: Deps,
+  actor: Actor,
+  body: { type: DestinationType; name: string; config: Config },
+) {
+  const config = checkConfig(deps, body.type, body.config);
+  const row = await deps.database.db.transaction(async (tx) => {
+    const [org] = await tx.select().from(organizations).where(eq(organizations.id, actor.orgId)).for('update');
+    const max = limitsOf(deps.config, org, deps.now()).destinations;
+    if (max !== null) {
+      const [{ n }] = await tx.select({ n: count() }).from(destinations).where(eq(destinations.orgId, actor.orgId));
+      if (Number(n) >= max) {
+        throw new ApiError('plan_limit_reached', `The plan allows ${max} destinations and the organization has ${n}.`, {
+          hint: 'Delete a destination you no longer use, or move to a larger plan (GET /v1/me shows limits).',
+          details: { limit: 'destinations', max, used: Number(n) },
+        });
+      }
+    }
+    const [inserted] = await tx
+      .insert(destinations)
+      .values({ id: newId('destination'), orgId: actor.orgId, type: body.type, name: body.name, config })
+      .returning();
+    return inserted;
+  });
+  return presentDestination(row);
+}
+
+export async function listDestinations(deps: Deps, actor: Actor, page: Page, filter: { type?: string }) {
+  const conds = [eq(destinations.orgId, actor.orgId), page.after(destinations.id)];
+  if (filter.type) conds.push(eq(destinations.type, filter.type));
+  const rows = await deps.database.db
+    .select()
+    .from(destinations)
+    .where(and(...conds))
+    .orderBy(desc(destinations.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentDestination);
+}
+
+export async function getDestinationRow(db: Db, orgId: string, id: string): Promise<DestinationRow> {
+  const [row] = await db
+    .select()
+    .from(destinations)
+    .where(and(eq(destinations.id, id), eq(destinations.orgId, orgId)))
+    .limit(1);
+  if (!row) throw notFound('destination', id);
+  return row;
+}
+
+/** PATCH: rename, or merge config over the stored one; a changed config resets health and verified. */
+export async function updateDestination(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: { name?: string; config?: Config },
+) {
+  const db = deps.database.db;
+  const current = await getDestinationRow(db, actor.orgId, id);
+  const type = current.type as DestinationType;
+  const config = body.config ? checkConfig(deps, type, mergeConfig(type, current.config, body.config)) : current.config;
+  const changed = JSON.stringify(config) !== JSON.stringify(current.config);
+  const changes = {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(changed ? { config, health: 'unknown', verified: false, consecutiveFailures: 0 } : {}),
+  };
+  if (!Object.keys(changes).length) return presentDestination(current);
+  const [row] = await db
+    .update(destinations)
+    .set(changes)
+    .where(and(eq(destinations.id, id), eq(destinations.orgId, actor.orgId)))
+    .returning();
+  if (!row) throw notFound('destination', id);
+  return presentDestination(row);
+}
+
+/** Deletes an unused destination; the row lock makes a concurrent route creation wait or fail. */
+export async function deleteDestination(deps: Deps, actor: Actor, id: string) {
+  await deps.database.db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ id: destinations.id })
+      .from(destinations)
+      .where(and(eq(destinations.id, id), eq(destinations.orgId, actor.orgId)))
+      .for('update');
+    if (!row) throw notFound('destination', id);
+    const [{ n }] = await tx
+      .select({ n: count() })
+      .from(routes)
+      .where(and(eq(routes.orgId, actor.orgId), eq(routes.destinationId, id)));
+    if (Number(n) > 0) {
+      throw new ApiError('conflict', `The destination is still used by ${n} route(s).`, {
+        hint: `Delete those routes first (GET /v1/routes?destination_id=${id}, then DELETE /v1/routes/{id}), or point them at another destination with PATCH /v1/routes/{id}.`,
+        details: { routes: Number(n) },
+      });
+    }
+    await tx.delete(destinations).where(and(eq(destinations.id, id), eq(destinations.orgId, actor.orgId)));
+  });
+}

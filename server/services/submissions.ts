@@ -1,0 +1,200 @@
+import type { Readable } from 'node:stream';
+import { and, asc, desc, eq, gte, lt } from 'drizzle-orm';
+import { newId } from '../../shared/ids.js';
+import type { Db } from '../db/client.js';
+import { attachments, events, submissions } from '../db/schema.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { type Page, pageResult } from '../http/pagination.js';
+import { responseBody } from '../storage.js';
+import { deliveriesOfSubmission } from './deliveries.js';
+import { getFormRow } from './forms.js';
+
+export type SubmissionRow = typeof submissions.$inferSelect;
+export type AttachmentRow = typeof attachments.$inferSelect;
+type SubmissionStatus = 'received' | 'quarantined' | 'spam';
+type QuarantineReason = 'schema_violation' | 'rate_limited' | 'origin_rejected' | 'turnstile_failed' | 'over_quota';
+
+export function presentSubmission(s: SubmissionRow) {
+  return {
+    id: s.id,
+    form_id: s.formId,
+    status: s.status as SubmissionStatus,
+    quarantine_reason: s.status === 'quarantined' ? (s.quarantineReason as QuarantineReason | null) : null,
+    test: s.test,
+    data: s.data,
+    form_schema_version: s.formSchemaVersion,
+    spam: s.spam,
+    meta: s.meta,
+    received_at: s.receivedAt.toISOString(),
+  };
+}
+
+export const downloadUrl = (deps: Deps, a: { submissionId: string; id: string }) =>
+  `${deps.config.publicBaseUrl}/v1/submissions/${a.submissionId}/attachments/${a.id}`;
+
+export function presentAttachment(deps: Deps, a: AttachmentRow) {
+  return {
+    id: a.id,
+    form_id: a.formId,
+    submission_id: a.submissionId,
+    field_name: a.fieldName,
+    filename: a.filename,
+    content_type: a.contentType,
+    size_bytes: a.sizeBytes,
+    sha256: a.sha256,
+    download_url: downloadUrl(deps, a),
+    created_at: a.createdAt.toISOString(),
+  };
+}
+
+export type SubmissionFilter = {
+  form_id?: string;
+  status?: SubmissionStatus;
+  test?: 'true' | 'false';
+  /** ISO timestamps on received_at: since inclusive, until exclusive. */
+  since?: string;
+  until?: string;
+};
+
+/** Submissions of the caller's organization, newest first; tests included unless test=false. */
+export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filter: SubmissionFilter) {
+  const conds = [eq(submissions.orgId, actor.orgId), page.after(submissions.id)];
+  if (filter.form_id) conds.push(eq(submissions.formId, filter.form_id));
+  if (filter.status) conds.push(eq(submissions.status, filter.status));
+  if (filter.test) conds.push(eq(submissions.test, filter.test === 'true'));
+  if (filter.since) conds.push(gte(submissions.receivedAt, new Date(filter.since)));
+  if (filter.until) conds.push(lt(submissions.receivedAt, new Date(filter.until)));
+  const rows = await deps.database.db
+    .select()
+    .from(submissions)
+    .where(and(...conds))
+    .orderBy(desc(submissions.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentSubmission);
+}
+
+/** One form's submissions; another organization's form is 404 rather than an empty list. */
+export async function listFormSubmissions(
+  deps: Deps,
+  actor: Actor,
+  formId: string,
+  page: Page,
+  filter: Omit<SubmissionFilter, 'form_id'>,
+) {
+  await getFormRow(deps.database.db, actor.orgId, formId);
+  return listSubmissions(deps, actor, page, { ...filter, form_id: formId });
+}
+
+export async function getSubmissionRow(db: Db, orgId: string, id: string): Promise<SubmissionRow> {
+  const [row] = await db
+    .select()
+    .from(submissions)
+    .where(and(eq(submissions.id, id), eq(submissions.orgId, orgId)))
+    .limit(1);
+  if (!row) throw notFound('submission', id);
+  return row;
+}
+
+/** SubmissionDetail: the submission with its files, its deliveries (oldest first) and its issues. */
+export async function submissionDetail(deps: Deps, actor: Actor, id: string) {
+  const db = deps.database.db;
+  const row = await getSubmissionRow(db, actor.orgId, id);
+  const files = await db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.orgId, actor.orgId), eq(attachments.submissionId, id)))
+    .orderBy(asc(attachments.id));
+  return {
+    ...presentSubmission(row),
+    attachments: files.map((a) => presentAttachment(deps, a)),
+    deliveries: await deliveriesOfSubmission(db, actor.orgId, id),
+    drift: [] as Record<string, unknown>[],
+    issues: row.issues ?? null,
+  };
+}
+
+/**
+ * A user's reclassification: spam, or not spam / released from quarantine ("received"). Only the
+ * status moves (quarantine_reason is cleared); data is never edited and no delivery is planned.
+ * A real change appends `submission.updated` in the same transaction; the same status is a no-op.
+ */
+export async function updateSubmission(deps: Deps, actor: Actor, id: string, body: { status: 'received' | 'spam' }) {
+  await deps.database.db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ status: submissions.status, formId: submissions.formId })
+      .from(submissions)
+      .where(and(eq(submissions.id, id), eq(submissions.orgId, actor.orgId)))
+      .limit(1)
+      .for('update');
+    if (!row) throw notFound('submission', id);
+    if (row.status === body.status) return;
+    await tx
+      .update(submissions)
+      .set({ status: body.status, quarantineReason: null })
+      .where(and(eq(submissions.id, id), eq(submissions.orgId, actor.orgId)));
+    await tx.insert(events).values({
+      id: newId('event'),
+      orgId: actor.orgId,
+      type: 'submission.updated',
+      subject: { submission_id: id, form_id: row.formId },
+      data: { from: row.status, to: body.status },
+      createdAt: deps.now(),
+    });
+  });
+  return submissionDetail(deps, actor, id);
+}
+
+/** An attachment's row and its bytes, ready to stream; 404 unless it belongs to this submission and org. */
+export async function openAttachment(deps: Deps, actor: Actor, submissionId: string, fileId: string) {
+  const [file] = await deps.database.db
+    .select()
+    .from(attachments)
+    .where(
+      and(eq(attachments.id, fileId), eq(attachments.submissionId, submissionId), eq(attachments.orgId, actor.orgId)),
+    )
+    .limit(1);
+  if (!file) throw notFound('attachment', fileId);
+  let source: Readable | undefined;
+  try {
+    source = deps.storage.read(file.storageKey);
+    return { file, body: await responseBody(source) };
+  } catch (err) {
+    source?.destroy();
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new ApiError('not_found', `The bytes of attachment ${fileId} are no longer stored.`, {
+        hint: 'The file was removed from storage; its metadata (size, sha256) is still in GET /v1/submissions/{id}.',
+      });
+    }
+    deps.log.error({ err, file_id: fileId }, 'attachment storage read failed');
+    throw new ApiError('attachment_storage_unavailable', 'The attachment cannot be read from storage right now.');
+  }
+}
+
+const MEDIA_TYPE = /^[\w!#$&^.+-]{1,64}\/[\w!#$&^.+-]{1,128}(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\\r\n]*"))*$/;
+
+/** Download headers: the stored type (when well-formed), always a download, never sniffed or rendered. */
+export function attachmentHeaders(a: AttachmentRow): Record<string, string> {
+  const type =
+    a.contentType.length <= 255 && MEDIA_TYPE.test(a.contentType) ? a.contentType : 'application/octet-stream';
+  return {
+    'Content-Type': type,
+    'Content-Length': String(a.sizeBytes),
+    'Content-Disposition': contentDisposition(a.filename),
+    'X-Content-Type-Options': 'nosniff',
+    // An uploader chooses the type; should a browser render it anyway, it runs sandboxed and loads nothing.
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    'Cache-Control': 'private, no-store',
+  };
+}
+
+/** RFC 6266: an ASCII fallback in filename, the exact name (UTF-8, RFC 5987) in filename*. */
+export function contentDisposition(name: string): string {
+  const exact = name.slice(0, 255).toWellFormed() || 'file';
+  const ascii = exact.replace(/[^\x20-\x7e]|["\\/%;]/gu, '_');
+  const encoded = encodeURIComponent(exact).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

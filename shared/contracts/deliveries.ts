@@ -1,0 +1,69 @@
+import { errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped'] as const;
+export const SKIP_REASONS = ['window', 'quality'] as const;
+
+export const DeliveryResult = z
+  .object({
+    ok: z.boolean(),
+    status_code: z.number().int().nullable(),
+    latency_ms: z.number(),
+    response_excerpt: z.string(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'DeliveryResult', description: 'What the destination answered on the last attempt' });
+
+export const Delivery = z
+  .object({
+    id: z.string(),
+    submission_id: z.string().nullable().meta({ description: 'null for digest deliveries (one per period)' }),
+    route_id: z.string(),
+    destination_id: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    skip_reason: z.enum(SKIP_REASONS).nullable().meta({ description: 'why a skipped delivery was not sent' }),
+    attempts: z.number().int(),
+    next_attempt_at: Timestamp.nullable(),
+    schema_version: z.number().int().nullable().meta({ description: 'stream schema version the payload conforms to' }),
+    payload: z.record(z.string(), z.unknown()).meta({ description: 'snapshot actually sent' }),
+    last_response: DeliveryResult.nullable().meta({ description: 'null until the first attempt' }),
+    last_error: z.string().nullable(),
+    created_at: Timestamp,
+    sent_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Delivery' });
+
+export const DeliveryListQuery = ListQuery.extend({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  form_id: z.string().optional(),
+  route_id: z.string().optional(),
+  destination_id: z.string().optional(),
+  submission_id: z.string().optional(),
+});
+
+const tags = ['deliveries'];
+
+export const deliveryOps = {
+  list: op('read', {
+    method: 'get',
+    path: '/v1/deliveries',
+    operationId: 'deliveries_list',
+    tags,
+    summary:
+      'List deliveries, newest first (filters: status, form_id, route_id, destination_id, submission_id); ' +
+      'poll a _test submission’s delivery ids here',
+    request: { query: DeliveryListQuery },
+    responses: {
+      200: json(listOf(Delivery, 'DeliveryList')),
+      ...errors('unauthorized', 'forbidden', 'validation_failed'),
+    },
+  }),
+  get: op('read', {
+    method: 'get',
+    path: '/v1/deliveries/{id}',
+    operationId: 'deliveries_get',
+    tags,
+    summary: 'One delivery: status, attempts, next attempt, payload sent and the last response',
+    request: { params: IdParam },
+    responses: { 200: json(Delivery), ...errors('unauthorized', 'forbidden', 'not_found') },
+  }),
+};

@@ -1,0 +1,166 @@
+import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+
+export const DESTINATION_TYPES = ['email', 'telegram', 'webhook', 'slack', 'discord'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+export const DESTINATION_HEALTH = ['unknown', 'ok', 'failing'] as const;
+
+/** What a secret reads as: config keys holding secrets (and webhook header values) are never returned. */
+export const REDACTED = '[redacted]';
+
+const HttpUrl = z.url({ protocol: /^https?$/ }).max(2000);
+const Template = z.string().min(1).max(10_000);
+const Emails = z.array(z.email().max(320)).max(50);
+
+export const EmailConfig = z
+  .strictObject({
+    to: Emails.min(1),
+    cc: Emails.optional(),
+    subject_template: Template.optional(),
+    from_name: z.string().min(1).max(200).optional(),
+  })
+  .meta({ id: 'EmailConfig' });
+
+export const TelegramConfig = z
+  .strictObject({
+    bot_token: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: `secret: reads as "${REDACTED}"` }),
+    chat_id: z
+      .union([z.string().min(1).max(100), z.number().int()])
+      .meta({ description: 'chat id or @channel; stored as a string' }),
+    template: Template.optional(),
+  })
+  .meta({ id: 'TelegramConfig' });
+
+export const WebhookConfig = z
+  .strictObject({
+    url: HttpUrl,
+    secret: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: `signs deliveries (Service-Signature); reads as "${REDACTED}"` }),
+    headers: z
+      .record(z.string().min(1).max(200), z.string().max(2000))
+      .optional()
+      .meta({ description: `sent with every delivery; values read as "${REDACTED}"` }),
+  })
+  .meta({ id: 'WebhookConfig' });
+
+/** Slack and Discord: an incoming-webhook URL (stored as `url`) and a template; no adapter yet. */
+export const ChatWebhookConfig = z
+  .strictObject({
+    url: HttpUrl.optional(),
+    webhook_url: HttpUrl.optional().meta({ description: 'alias of url' }),
+    template: Template.optional(),
+  })
+  .refine((c) => (c.url === undefined) !== (c.webhook_url === undefined), {
+    message: 'give the incoming-webhook URL as url (or webhook_url), once',
+    path: ['url'],
+  })
+  .meta({ id: 'ChatWebhookConfig' });
+
+/** Config schema per destination type; the service validates merged PATCH configs with it too. */
+export const CONFIG_SCHEMAS = {
+  email: EmailConfig,
+  telegram: TelegramConfig,
+  webhook: WebhookConfig,
+  slack: ChatWebhookConfig,
+  discord: ChatWebhookConfig,
+} as const satisfies Record<DestinationType, z.ZodType>;
+
+export const Destination = z
+  .object({
+    id: z.string(),
+    type: z.enum(DESTINATION_TYPES),
+    name: z.string(),
+    config: z.record(z.string(), z.unknown()).meta({ description: `secrets read as "${REDACTED}"` }),
+    health: z.enum(DESTINATION_HEALTH),
+    verified: z.boolean(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Destination' });
+
+const Name = z.string().min(1).max(200);
+const createOf = <T extends DestinationType>(type: T) =>
+  z.strictObject({ type: z.literal(type), name: Name, config: CONFIG_SCHEMAS[type] });
+
+export const CreateDestinationBody = z
+  .discriminatedUnion('type', [
+    createOf('email'),
+    createOf('telegram'),
+    createOf('webhook'),
+    createOf('slack'),
+    createOf('discord'),
+  ])
+  .meta({ id: 'CreateDestinationBody' });
+
+export const UpdateDestinationBody = z
+  .strictObject({
+    name: Name.optional(),
+    config: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description: `merged over the stored config key by key; null removes a key; a secret left out or sent as "${REDACTED}" is kept`,
+      }),
+  })
+  .meta({ id: 'UpdateDestinationBody' });
+
+export const DestinationListQuery = ListQuery.extend({ type: z.enum(DESTINATION_TYPES).optional() });
+
+const tags = ['destinations'];
+
+export const destinationOps = {
+  list: op('read', {
+    method: 'get',
+    path: '/v1/destinations',
+    operationId: 'destinations_list',
+    tags,
+    summary: 'List destinations, newest first (filter: type); secrets are redacted',
+    request: { query: DestinationListQuery },
+    responses: { 200: json(listOf(Destination, 'DestinationList')), ...errors('unauthorized', 'validation_failed') },
+  }),
+  create: op('manage', {
+    method: 'post',
+    path: '/v1/destinations',
+    operationId: 'destinations_create',
+    tags,
+    summary: 'Create an email, telegram or webhook destination (slack and discord are accepted, not yet delivered)',
+    request: { body: body(CreateDestinationBody) },
+    responses: {
+      201: json(Destination, 'Created'),
+      ...errors('unauthorized', 'forbidden', 'validation_failed', 'plan_limit_reached', 'idempotency_conflict'),
+    },
+  }),
+  get: op('read', {
+    method: 'get',
+    path: '/v1/destinations/{id}',
+    operationId: 'destinations_get',
+    tags,
+    summary: 'One destination with its config (secrets redacted), health and verified flag',
+    request: { params: IdParam },
+    responses: { 200: json(Destination), ...errors('unauthorized', 'not_found') },
+  }),
+  update: op('manage', {
+    method: 'patch',
+    path: '/v1/destinations/{id}',
+    operationId: 'destinations_update',
+    tags,
+    summary: 'Rename a destination or change its config (merged over the stored one; secrets kept unless given)',
+    request: { params: IdParam, body: body(UpdateDestinationBody) },
+    responses: { 200: json(Destination), ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed') },
+  }),
+  delete: op('manage', {
+    method: 'delete',
+    path: '/v1/destinations/{id}',
+    operationId: 'destinations_delete',
+    tags,
+    summary: 'Delete a destination no route uses (409 while routes still point at it)',
+    request: { params: IdParam },
+    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found', 'conflict') },
+  }),
+};

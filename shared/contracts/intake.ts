@@ -1,0 +1,78 @@
+import { errors, json, op, z } from './common.js';
+
+const FormIdParam = z.object({ formId: z.string().meta({ param: { name: 'formId', in: 'path' } }) });
+
+export const SubmitResult = z
+  .object({
+    ok: z.boolean(),
+    submission_id: z.string(),
+    status: z.enum(['received', 'quarantined', 'spam']),
+    idempotent: z.boolean().optional(),
+    deliveries: z.array(z.string()).optional().meta({ description: 'delivery ids, for _test submissions' }),
+    attachments: z.array(z.object({ id: z.string() })).optional(),
+  })
+  .meta({ id: 'SubmitResult' });
+
+/** Described, not validated by the router: the intake parses the three encodings itself. */
+const anyBody = { type: 'object', additionalProperties: true } as const;
+
+export const intakeOps = {
+  submit: op('public', {
+    method: 'post',
+    path: '/s/{formId}',
+    operationId: 'intake_submit',
+    tags: ['intake'],
+    summary:
+      'Submit to a form without credentials: stored first with a status, then routed. JSON, urlencoded or multipart (files).',
+    description:
+      'Control fields (names starting with "_", and cf-turnstile-response) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject. HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
+    request: {
+      params: FormIdParam,
+      body: {
+        content: {
+          'application/json': { schema: anyBody },
+          'application/x-www-form-urlencoded': { schema: anyBody },
+          'multipart/form-data': { schema: anyBody },
+        },
+      },
+    },
+    responses: {
+      200: json(SubmitResult, 'Stored (received, spam or quarantined)'),
+      202: json(SubmitResult, 'Stored; the form is paused, nothing is routed'),
+      303: { description: 'HTML form post: redirect to _redirect, redirect_url or the thanks page' },
+      ...errors(
+        'bad_request',
+        'attachment_storage_limit_reached',
+        'origin_rejected',
+        'not_found',
+        'payload_too_large',
+        'attachment_too_large',
+        'attachment_limit_reached',
+        'unsupported_media_type',
+        'rate_limited',
+        'attachment_storage_unavailable',
+      ),
+    },
+  }),
+  preflight: op('public', {
+    method: 'options',
+    path: '/s/{formId}',
+    operationId: 'intake_preflight',
+    tags: ['intake'],
+    summary: "CORS preflight: allowed when the form's allowed_origins is empty or lists the origin",
+    request: { params: FormIdParam },
+    responses: { 204: { description: 'Preflight answer' }, ...errors('not_found') },
+  }),
+  thanks: op('public', {
+    method: 'get',
+    path: '/s/{formId}/thanks',
+    operationId: 'intake_thanks',
+    tags: ['intake'],
+    summary: 'The hosted thank-you page shown after an HTML form post without a redirect',
+    request: { params: FormIdParam },
+    responses: {
+      200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } },
+      ...errors('not_found'),
+    },
+  }),
+};

@@ -1,0 +1,151 @@
+import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+
+export const RouteMode = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('instant') }),
+    z.strictObject({
+      type: z.literal('digest'),
+      cron: z.string().min(1).max(200).meta({ description: 'when a period closes, e.g. "0 9 * * *"' }),
+      timezone: z.string().min(1).max(100).meta({ description: 'IANA zone the cron is read in, e.g. "Europe/Berlin"' }),
+    }),
+  ])
+  .meta({ id: 'RouteMode', description: 'instant (default): one delivery per submission; digest: one per period' });
+
+const Instant = z.iso.datetime({ offset: true });
+
+export const RouteWindow = z
+  .strictObject({ from: Instant.nullable().optional(), until: Instant.nullable().optional() })
+  .meta({ id: 'RouteWindow', description: 'submissions outside [from, until] are skipped; null = open' });
+
+export const RouteQuality = z
+  .strictObject({ exclude_spam: z.boolean().optional(), exclude_quarantined: z.boolean().optional() })
+  .meta({ id: 'RouteQuality', description: 'both default to true' });
+
+const Expression = z
+  .string()
+  .max(10_000)
+  .nullable()
+  .optional()
+  .meta({ description: 'reserved: any value other than null answers 422 expressions_not_enabled' });
+
+export const Route = z
+  .object({
+    id: z.string(),
+    form_id: z.string().nullable(),
+    stream_id: z.string().nullable(),
+    destination_id: z.string(),
+    enabled: z.boolean(),
+    mode: z.union([
+      z.object({ type: z.literal('instant') }),
+      z.object({ type: z.literal('digest'), cron: z.string(), timezone: z.string() }),
+    ]),
+    window: z.object({ from: Timestamp.nullable(), until: Timestamp.nullable() }),
+    quality: z.object({ exclude_spam: z.boolean(), exclude_quarantined: z.boolean() }),
+    filter: z.string().nullable(),
+    transform: z.string().nullable(),
+    counts: z.object({
+      deliveries: z.number().int().meta({ description: 'deliveries planned for this route' }),
+      sent: z.number().int().meta({ description: 'of which sent' }),
+    }),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Route' });
+
+export const CreateRouteBody = z
+  .strictObject({
+    form_id: z.string().optional(),
+    stream_id: z.string().optional(),
+    destination_id: z.string(),
+    mode: RouteMode.optional(),
+    window: RouteWindow.optional(),
+    quality: RouteQuality.optional(),
+    enabled: z.boolean().optional().meta({ description: 'default true' }),
+    filter: Expression,
+    transform: Expression,
+  })
+  .refine((b) => (b.form_id === undefined) !== (b.stream_id === undefined), {
+    message: 'give exactly one source: form_id or stream_id',
+    path: ['form_id'],
+  })
+  .meta({ id: 'CreateRouteBody', description: 'exactly one of form_id and stream_id' });
+
+export const UpdateRouteBody = z
+  .strictObject({
+    destination_id: z.string().optional(),
+    mode: RouteMode.optional(),
+    window: RouteWindow.optional().meta({ description: 'merged over the current window' }),
+    quality: RouteQuality.optional().meta({ description: 'merged over the current quality' }),
+    enabled: z.boolean().optional(),
+    filter: Expression,
+    transform: Expression,
+  })
+  .meta({ id: 'UpdateRouteBody', description: 'the source (form_id or stream_id) cannot change' });
+
+export const RouteListQuery = ListQuery.extend({
+  form_id: z.string().optional(),
+  stream_id: z.string().optional(),
+  destination_id: z.string().optional(),
+});
+
+const tags = ['routes'];
+
+export const routeOps = {
+  list: op('read', {
+    method: 'get',
+    path: '/v1/routes',
+    operationId: 'routes_list',
+    tags,
+    summary: 'List routes, newest first (filters: form_id, stream_id, destination_id)',
+    request: { query: RouteListQuery },
+    responses: { 200: json(listOf(Route, 'RouteList')), ...errors('unauthorized', 'validation_failed') },
+  }),
+  create: op('manage', {
+    method: 'post',
+    path: '/v1/routes',
+    operationId: 'routes_create',
+    tags,
+    summary: 'Connect a form (or stream) to a destination: mode, window, quality, enabled',
+    request: { body: body(CreateRouteBody) },
+    responses: {
+      201: json(Route, 'Created'),
+      ...errors(
+        'unauthorized',
+        'forbidden',
+        'validation_failed',
+        'expressions_not_enabled',
+        'not_found',
+        'idempotency_conflict',
+      ),
+    },
+  }),
+  get: op('read', {
+    method: 'get',
+    path: '/v1/routes/{id}',
+    operationId: 'routes_get',
+    tags,
+    summary: 'One route with its delivery counts',
+    request: { params: IdParam },
+    responses: { 200: json(Route), ...errors('unauthorized', 'not_found') },
+  }),
+  update: op('manage', {
+    method: 'patch',
+    path: '/v1/routes/{id}',
+    operationId: 'routes_update',
+    tags,
+    summary: 'Change destination, mode, window, quality or enabled (not the source)',
+    request: { params: IdParam, body: body(UpdateRouteBody) },
+    responses: {
+      200: json(Route),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'expressions_not_enabled'),
+    },
+  }),
+  delete: op('manage', {
+    method: 'delete',
+    path: '/v1/routes/{id}',
+    operationId: 'routes_delete',
+    tags,
+    summary: 'Delete a route: nothing more is planned through it; deliveries already planned are kept',
+    request: { params: IdParam },
+    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found') },
+  }),
+};

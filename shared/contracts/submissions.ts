@@ -1,0 +1,160 @@
+import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { Delivery } from './deliveries.js';
+
+export const SUBMISSION_STATUSES = ['received', 'quarantined', 'spam'] as const;
+export const QUARANTINE_REASONS = [
+  'schema_violation',
+  'rate_limited',
+  'origin_rejected',
+  'turnstile_failed',
+  'over_quota',
+] as const;
+
+export const Submission = z
+  .object({
+    id: z.string(),
+    form_id: z.string(),
+    status: z.enum(SUBMISSION_STATUSES),
+    quarantine_reason: z.enum(QUARANTINE_REASONS).nullable().meta({ description: 'null unless quarantined' }),
+    test: z.boolean().meta({ description: 'sent with _test: true' }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description: 'fields as sent, control fields (_*) removed; files appear as fl_ ids',
+    }),
+    form_schema_version: z.number().int().nullable().meta({ description: 'version validated against' }),
+    spam: z.object({ score: z.number(), reasons: z.array(z.string()) }),
+    meta: z.record(z.string(), z.unknown()).meta({
+      description: 'ip, user_agent, origin, referer, country (when known), received_at, content_type',
+    }),
+    received_at: Timestamp,
+  })
+  .meta({ id: 'Submission' });
+
+export const SubmissionAttachment = z
+  .object({
+    id: z.string(),
+    form_id: z.string(),
+    submission_id: z.string(),
+    field_name: z.string(),
+    filename: z.string(),
+    content_type: z.string(),
+    size_bytes: z.number().int().min(0),
+    sha256: z.string(),
+    download_url: z.string().meta({ description: 'GET with the same credentials (read scope)' }),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'SubmissionAttachment' });
+
+export const SubmissionDetail = Submission.extend({
+  attachments: z.array(SubmissionAttachment),
+  deliveries: z.array(Delivery).meta({ description: 'deliveries of this submission, oldest first' }),
+  drift: z.array(z.record(z.string(), z.unknown())).meta({ description: 'drift raised by this submission' }),
+  issues: z
+    .array(z.unknown())
+    .nullable()
+    .meta({ description: 'schema validation issues found at intake; null when not validated or none' }),
+}).meta({ id: 'SubmissionDetail' });
+
+const IsoTime = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .meta({ description: 'ISO 8601 timestamp (or date, meaning its 00:00 UTC)', example: '2026-01-01T00:00:00Z' });
+
+const filters = {
+  status: z.enum(SUBMISSION_STATUSES).optional(),
+  test: z.enum(['true', 'false']).optional().meta({
+    description: 'true: only _test submissions; false: only real ones; absent: both (the default includes tests)',
+  }),
+  since: IsoTime.optional().meta({ description: 'received at or after this time' }),
+  until: IsoTime.optional().meta({ description: 'received before this time' }),
+};
+
+export const SubmissionListQuery = ListQuery.extend({
+  form_id: z.string().optional(),
+  ...filters,
+});
+
+export const FormSubmissionListQuery = ListQuery.extend(filters);
+
+export const UpdateSubmissionBody = z
+  .strictObject({
+    status: z.enum(['received', 'spam']).meta({
+      description: '"spam" marks as spam; "received" marks as not spam or releases a quarantined submission',
+    }),
+  })
+  .meta({ id: 'UpdateSubmissionBody' });
+
+const AttachmentParams = z.object({
+  id: z.string().meta({ param: { name: 'id', in: 'path' } }),
+  fileId: z.string().meta({ param: { name: 'fileId', in: 'path' } }),
+});
+
+export const SubmissionList = listOf(Submission, 'SubmissionList');
+
+const tags = ['submissions'];
+const listErrors = errors('unauthorized', 'forbidden', 'validation_failed');
+
+export const submissionOps = {
+  list: op('read', {
+    method: 'get',
+    path: '/v1/submissions',
+    operationId: 'submissions_list',
+    tags,
+    summary:
+      'List submissions of all forms, newest first (filters: form_id, status, test, since, until); ' +
+      'test submissions are included unless test=false',
+    request: { query: SubmissionListQuery },
+    responses: { 200: json(SubmissionList), ...listErrors },
+  }),
+  formList: op('read', {
+    method: 'get',
+    path: '/v1/forms/{id}/submissions',
+    operationId: 'forms_submissions',
+    tags,
+    summary:
+      'List one form’s submissions, newest first (filters: status, test, since, until); ' +
+      'test submissions are included unless test=false',
+    request: { params: IdParam, query: FormSubmissionListQuery },
+    responses: {
+      200: json(SubmissionList),
+      ...errors('unauthorized', 'forbidden', 'validation_failed', 'not_found'),
+    },
+  }),
+  get: op('read', {
+    method: 'get',
+    path: '/v1/submissions/{id}',
+    operationId: 'submissions_get',
+    tags,
+    summary: 'One submission with its attachments (download_url), deliveries, drift and validation issues',
+    request: { params: IdParam },
+    responses: { 200: json(SubmissionDetail), ...errors('unauthorized', 'forbidden', 'not_found') },
+  }),
+  update: op('manage', {
+    method: 'patch',
+    path: '/v1/submissions/{id}',
+    operationId: 'submissions_update',
+    tags,
+    summary:
+      'Reclassify a submission: mark as spam, or as not spam / release from quarantine (status "received"). ' +
+      'Changes only the status (data is never edited) and plans no deliveries; ' +
+      're-delivery after reclassification: use POST /v1/deliveries/{id}/retry',
+    request: { params: IdParam, body: body(UpdateSubmissionBody) },
+    responses: {
+      200: json(SubmissionDetail),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
+    },
+  }),
+  attachment: op('read', {
+    method: 'get',
+    path: '/v1/submissions/{id}/attachments/{fileId}',
+    operationId: 'submissions_attachment',
+    tags,
+    summary: 'Download an attachment: the stored bytes with their content type, as a file (Content-Disposition)',
+    request: { params: AttachmentParams },
+    responses: {
+      200: {
+        description: 'The file',
+        content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
+      },
+      ...errors('unauthorized', 'forbidden', 'not_found', 'attachment_storage_unavailable'),
+    },
+  }),
+};
