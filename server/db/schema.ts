@@ -194,6 +194,7 @@ export const destinations = pgTable(
     verified: boolean('verified').notNull().default(false),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastFailingEventAt: ts('last_failing_event_at'),
+    lastDeadEventAt: ts('last_dead_event_at'),
     createdAt: createdAt(),
   },
   (t) => [index('destinations_org').on(t.orgId, t.id)],
@@ -266,4 +267,48 @@ export const events = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('events_org').on(t.orgId, t.id), index('events_org_type').on(t.orgId, t.type, t.id)],
+);
+
+/** Organization-level subscriptions to the event log (distinct from route destinations). */
+export const systemWebhooks = pgTable(
+  'system_webhooks',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    secret: text('secret'),
+    enabled: boolean('enabled').notNull().default(true),
+    health: text('health').notNull().default('unknown'),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('system_webhooks_org').on(t.orgId, t.id)],
+);
+
+/** One row per (event, subscribed system webhook): the same outbox rules as deliveries. */
+export const systemWebhookDeliveries = pgTable(
+  'system_webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    webhookId: text('webhook_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull(),
+    nextAttemptAt: ts('next_attempt_at'),
+    leaseUntil: ts('lease_until'),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    lastResponse: jsonb('last_response').$type<Record<string, unknown>>(),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    sentAt: ts('sent_at'),
+  },
+  (t) => [
+    index('system_webhook_deliveries_webhook').on(t.webhookId, t.id),
+    index('system_webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    uniqueIndex('system_webhook_deliveries_event').on(t.eventId, t.webhookId),
+  ],
 );

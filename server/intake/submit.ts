@@ -1,7 +1,8 @@
 import { and, count, eq, gt, gte, isNull, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { attachments, deliveries, events, forms, organizations, submissions } from '../db/schema.js';
+import { attachments, deliveries, forms, organizations, submissions } from '../db/schema.js';
+import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { monthStart } from '../services/me.js';
@@ -239,9 +240,9 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
         });
     const eventType =
       v.status === 'received' ? 'submission.received' : v.status === 'quarantined' ? 'submission.quarantined' : null;
+    let dispatched = 0;
     if (eventType) {
-      await tx.insert(events).values({
-        id: newId('event'),
+      const appended = await appendEvent(tx, {
         orgId: org.id,
         type: eventType,
         subject: { submission_id: id, form_id: form.id },
@@ -251,17 +252,18 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
           test: control.test,
           deliveries: planned.map((d) => d.id),
         },
-        createdAt: now,
+        now,
       });
+      dispatched = appended.dispatched;
     }
-    return { submission, planned, retryAfter: wait };
+    return { submission, planned, retryAfter: wait, dispatched };
   });
 
   if (!result) {
     const existing = await findByIdempotency(db, form.id, idemKey as string);
     return replay(deps, form, existing as SubmissionRow, control, parsed);
   }
-  if (result.planned.some((d) => d.status === 'pending')) deps.wake();
+  if (result.dispatched || result.planned.some((d) => d.status === 'pending')) deps.wake();
   return {
     form,
     submission: result.submission,

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { and, asc, desc, eq, gte, lt } from 'drizzle-orm';
-import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { attachments, events, submissions } from '../db/schema.js';
+import { attachments, submissions } from '../db/schema.js';
+import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
@@ -120,6 +120,7 @@ export async function submissionDetail(deps: Deps, actor: Actor, id: string) {
  * A real change appends `submission.updated` in the same transaction; the same status is a no-op.
  */
 export async function updateSubmission(deps: Deps, actor: Actor, id: string, body: { status: 'received' | 'spam' }) {
+  let wakeAfter = false;
   await deps.database.db.transaction(async (tx) => {
     const [row] = await tx
       .select({ status: submissions.status, formId: submissions.formId })
@@ -133,15 +134,16 @@ export async function updateSubmission(deps: Deps, actor: Actor, id: string, bod
       .update(submissions)
       .set({ status: body.status, quarantineReason: null })
       .where(and(eq(submissions.id, id), eq(submissions.orgId, actor.orgId)));
-    await tx.insert(events).values({
-      id: newId('event'),
+    const { dispatched } = await appendEvent(tx, {
       orgId: actor.orgId,
       type: 'submission.updated',
       subject: { submission_id: id, form_id: row.formId },
       data: { from: row.status, to: body.status },
-      createdAt: deps.now(),
+      now: deps.now(),
     });
+    if (dispatched) wakeAfter = true;
   });
+  if (wakeAfter) deps.wake();
   return submissionDetail(deps, actor, id);
 }
 
