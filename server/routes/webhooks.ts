@@ -1,0 +1,41 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { webhookOps } from '../../shared/contracts/webhooks.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
+import { mount } from '../http/mount.js';
+import { pageOf } from '../http/pagination.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhookRow,
+  listWebhookDeliveries,
+  listWebhooks,
+  presentWebhook,
+  updateWebhook,
+} from '../services/webhooks.js';
+
+export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
+  mount(app, webhookOps.list, async (c) =>
+    send(c, await listWebhooks(c.get('deps'), c.get('actor'), pageOf(c.req.valid('query'), 'webhook'))),
+  );
+  mount(app, webhookOps.create, async (c) =>
+    send(c, await createWebhook(c.get('deps'), c.get('actor'), c.req.valid('json')), 201),
+  );
+  mount(app, webhookOps.get, async (c) =>
+    send(
+      c,
+      presentWebhook(await getWebhookRow(c.get('deps').database.db, c.get('actor').orgId, c.req.valid('param').id)),
+    ),
+  );
+  mount(app, webhookOps.update, async (c) =>
+    send(c, await updateWebhook(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, webhookOps.delete, async (c) => {
+    await deleteWebhook(c.get('deps'), c.get('actor'), c.req.valid('param').id);
+    return noContent(c);
+  });
+  mount(app, webhookOps.deliveries, async (c) => {
+    const q = c.req.valid('query');
+    const id = c.req.valid('param').id;
+    return send(c, await listWebhookDeliveries(c.get('deps'), c.get('actor'), id, pageOf(q, 'webhookDelivery'), q));
+  });
+}

@@ -1,0 +1,173 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { EventType } from '../../shared/contracts/events.js';
+import { newId } from '../../shared/ids.js';
+import type { Db } from '../db/client.js';
+import { systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { type Page, pageResult } from '../http/pagination.js';
+import { presentResult } from './deliveries.js';
+import { isPrivateHost } from './destinations.js';
+
+export type SystemWebhookRow = typeof systemWebhooks.$inferSelect;
+export type SystemWebhookDeliveryRow = typeof systemWebhookDeliveries.$inferSelect;
+type Health = 'unknown' | 'ok' | 'failing';
+type DeliveryStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'dead';
+
+/** Row → wire SystemWebhook: the secret never leaves, only whether one is set. */
+export function presentWebhook(w: SystemWebhookRow) {
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    enabled: w.enabled,
+    health: w.health as Health,
+    has_secret: w.secret !== null,
+    created_at: w.createdAt.toISOString(),
+  };
+}
+
+/** Row → wire SystemWebhookDelivery; the payload is the event itself, so nothing is secret in it. */
+export function presentWebhookDelivery(d: SystemWebhookDeliveryRow) {
+  return {
+    id: d.id,
+    webhook_id: d.webhookId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    status: d.status as DeliveryStatus,
+    attempts: d.attempts,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    payload: d.payload,
+    last_response: presentResult(d.lastResponse),
+    last_error: d.lastError,
+    created_at: d.createdAt.toISOString(),
+    sent_at: d.sentAt?.toISOString() ?? null,
+  };
+}
+
+/** SSRF guard at write time, the same rule as webhook destinations (the worker's outbound guard still applies). */
+function checkUrl(deps: Deps, url: string): void {
+  if (!deps.config.production || deps.config.outboundAllowPrivate) return;
+  const host = new URL(url).hostname;
+  if (!isPrivateHost(host)) return;
+  throw new ApiError('validation_failed', 'The webhook URL points at a private, loopback or link-local address.', {
+    hint: 'Use a public URL; this server refuses private addresses (the operator can set OUTBOUND_ALLOW_PRIVATE=true).',
+    details: { issues: [{ path: 'url', message: `host ${host} is not reachable from this server` }] },
+  });
+}
+
+const unique = (types: EventType[]) => [...new Set(types)];
+
+/** Subscribes a URL to event types; events appended after the commit are fanned out to it. */
+export async function createWebhook(
+  deps: Deps,
+  actor: Actor,
+  body: { url: string; events: EventType[]; secret?: string; enabled?: boolean },
+) {
+  checkUrl(deps, body.url);
+  const [row] = await deps.database.db
+    .insert(systemWebhooks)
+    .values({
+      id: newId('webhook'),
+      orgId: actor.orgId,
+      url: body.url,
+      events: unique(body.events),
+      secret: body.secret ?? null,
+      enabled: body.enabled ?? true,
+      createdAt: deps.now(),
+    })
+    .returning();
+  return presentWebhook(row);
+}
+
+export async function listWebhooks(deps: Deps, actor: Actor, page: Page) {
+  const rows = await deps.database.db
+    .select()
+    .from(systemWebhooks)
+    .where(and(eq(systemWebhooks.orgId, actor.orgId), page.after(systemWebhooks.id)))
+    .orderBy(desc(systemWebhooks.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentWebhook);
+}
+
+export async function getWebhookRow(db: Db, orgId: string, id: string): Promise<SystemWebhookRow> {
+  const [row] = await db
+    .select()
+    .from(systemWebhooks)
+    .where(and(eq(systemWebhooks.id, id), eq(systemWebhooks.orgId, orgId)))
+    .limit(1);
+  if (!row) throw notFound('webhook', id);
+  return row;
+}
+
+/**
+ * PATCH: a given url, events list or secret replaces the stored one (secret null removes it).
+ * A new url, or turning a disabled webhook back on, resets health so old failures do not count.
+ */
+export async function updateWebhook(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: { url?: string; events?: EventType[]; secret?: string | null; enabled?: boolean },
+) {
+  const db = deps.database.db;
+  const current = await getWebhookRow(db, actor.orgId, id);
+  if (body.url !== undefined) checkUrl(deps, body.url);
+  const changes: Partial<SystemWebhookRow> = {};
+  if (body.url !== undefined) changes.url = body.url;
+  if (body.events !== undefined) changes.events = unique(body.events);
+  if (body.secret !== undefined) changes.secret = body.secret;
+  if (body.enabled !== undefined) changes.enabled = body.enabled;
+  const fresh = (body.url !== undefined && body.url !== current.url) || (body.enabled === true && !current.enabled);
+  if (fresh) Object.assign(changes, { health: 'unknown', consecutiveFailures: 0 });
+  if (!Object.keys(changes).length) return presentWebhook(current);
+  const [row] = await db
+    .update(systemWebhooks)
+    .set(changes)
+    .where(and(eq(systemWebhooks.id, id), eq(systemWebhooks.orgId, actor.orgId)))
+    .returning();
+  if (!row) throw notFound('webhook', id);
+  return presentWebhook(row);
+}
+
+/**
+ * Deletes the webhook and all its delivery rows in one transaction: queued ones are never sent, and
+ * the history goes with the webhook (its deliveries are only reachable through it).
+ */
+export async function deleteWebhook(deps: Deps, actor: Actor, id: string) {
+  await deps.database.db.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(systemWebhooks)
+      .where(and(eq(systemWebhooks.id, id), eq(systemWebhooks.orgId, actor.orgId)))
+      .returning({ id: systemWebhooks.id });
+    if (!row) throw notFound('webhook', id);
+    await tx
+      .delete(systemWebhookDeliveries)
+      .where(and(eq(systemWebhookDeliveries.webhookId, id), eq(systemWebhookDeliveries.orgId, actor.orgId)));
+  });
+}
+
+/** One webhook's deliveries, newest first; 404 when the webhook is not the caller's. */
+export async function listWebhookDeliveries(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  page: Page,
+  filter: { status?: DeliveryStatus },
+) {
+  const db = deps.database.db;
+  await getWebhookRow(db, actor.orgId, id);
+  const conds = [
+    eq(systemWebhookDeliveries.orgId, actor.orgId),
+    eq(systemWebhookDeliveries.webhookId, id),
+    page.after(systemWebhookDeliveries.id),
+  ];
+  if (filter.status) conds.push(eq(systemWebhookDeliveries.status, filter.status));
+  const rows = await db
+    .select()
+    .from(systemWebhookDeliveries)
+    .where(and(...conds))
+    .orderBy(desc(systemWebhookDeliveries.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentWebhookDelivery);
+}
