@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   session: 'ses',
   emailCode: 'ec',
   membership: 'mem',
+  formSchema: 'fsv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

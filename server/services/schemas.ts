@@ -1,0 +1,191 @@
+import { and, desc, eq, lt, max, sql } from 'drizzle-orm';
+import { newId } from '../../shared/ids.js';
+import type { Db } from '../db/client.js';
+import { formSchemas, forms } from '../db/schema.js';
+import { appendEvent } from '../events.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { pageOf } from '../http/pagination.js';
+import type { Verdict } from '../intake/checks.js';
+import { compileOrThrow, rememberValidator, type SchemaIssue, validateData } from '../schemas/validate.js';
+import { getFormRow } from './forms.js';
+
+export type FormSchemaRow = typeof formSchemas.$inferSelect;
+type FormRow = typeof forms.$inferSelect;
+type Ui = Record<string, Record<string, unknown>>;
+
+export function presentSchemaVersion(s: FormSchemaRow) {
+  return {
+    version: s.version,
+    json_schema: s.jsonSchema,
+    ui: s.ui as Ui,
+    changelog: s.changelog,
+    inferred: s.inferred,
+    created_at: s.createdAt.toISOString(),
+    created_by: s.createdBy,
+  };
+}
+
+/** One version of one form; the form id already carries the tenant check of its caller. */
+async function versionRow(db: Db, orgId: string, formId: string, version: number) {
+  const [row] = await db
+    .select()
+    .from(formSchemas)
+    .where(and(eq(formSchemas.orgId, orgId), eq(formSchemas.formId, formId), eq(formSchemas.version, version)))
+    .limit(1);
+  return row;
+}
+
+const noSchema = (formId: string) =>
+  new ApiError('not_found', `Form ${formId} has no schema yet.`, {
+    hint: `Publish one with POST /v1/forms/${formId}/schema {json_schema, ui?, changelog?}.`,
+  });
+
+/** GET /v1/forms/{id}/schema: the current version. */
+export async function getCurrentSchema(deps: Deps, actor: Actor, formId: string) {
+  const db = deps.database.db;
+  const form = await getFormRow(db, actor.orgId, formId);
+  const row =
+    form.currentSchemaVersion === null
+      ? undefined
+      : await versionRow(db, actor.orgId, formId, form.currentSchemaVersion);
+  if (!row) throw noSchema(formId);
+  return presentSchemaVersion(row);
+}
+
+/**
+ * Publishes version n+1 and makes it current. The schema is compiled before the transaction (CPU
+ * only); the form row lock serializes concurrent publishes so versions stay gap-free and unique.
+ */
+export async function publishSchema(
+  deps: Deps,
+  actor: Actor,
+  formId: string,
+  body: { json_schema: Record<string, unknown>; ui?: Ui; changelog?: string },
+  opts: { inferred?: boolean } = {},
+) {
+  const validate = compileOrThrow(body.json_schema);
+  const now = deps.now();
+  const { row, dispatched } = await deps.database.db.transaction(async (tx) => {
+    const [form] = await tx
+      .select({ id: forms.id })
+      .from(forms)
+      .where(and(eq(forms.id, formId), eq(forms.orgId, actor.orgId)))
+      .for('update');
+    if (!form) throw notFound('form', formId);
+    const [{ last }] = await tx
+      .select({ last: max(formSchemas.version) })
+      .from(formSchemas)
+      .where(and(eq(formSchemas.orgId, actor.orgId), eq(formSchemas.formId, formId)));
+    const version = (last ?? 0) + 1;
+    const [inserted] = await tx
+      .insert(formSchemas)
+      .values({
+        id: newId('formSchema'),
+        orgId: actor.orgId,
+        formId,
+        version,
+        jsonSchema: body.json_schema,
+        ui: body.ui ?? {},
+        changelog: body.changelog ?? '',
+        inferred: opts.inferred ?? false,
+        createdBy: actor.keyId ?? actor.userId ?? 'unknown',
+        createdAt: now,
+      })
+      .returning();
+    await tx
+      .update(forms)
+      .set({ currentSchemaVersion: version, updatedAt: now })
+      .where(and(eq(forms.id, formId), eq(forms.orgId, actor.orgId)));
+    const event = await appendEvent(tx, {
+      orgId: actor.orgId,
+      type: 'form.schema.changed',
+      subject: { form_id: formId },
+      data: { version, changelog: inserted.changelog },
+      now,
+    });
+    return { row: inserted, dispatched: event.dispatched };
+  });
+  rememberValidator(formId, row.version, validate);
+  if (dispatched) deps.wake();
+  return presentSchemaVersion(row);
+}
+
+/** GET /v1/forms/{id}/schema/versions: newest first; the cursor is a version's id. */
+export async function listSchemaVersions(
+  deps: Deps,
+  actor: Actor,
+  formId: string,
+  query: { cursor?: string; limit?: number },
+) {
+  const db = deps.database.db;
+  await getFormRow(db, actor.orgId, formId);
+  const page = pageOf(query, 'formSchema');
+  const conds = [eq(formSchemas.orgId, actor.orgId), eq(formSchemas.formId, formId)];
+  // Ordered by version, not by id: the cursor row's version bounds the next page.
+  if (query.cursor) {
+    conds.push(
+      lt(
+        formSchemas.version,
+        sql`(select ${formSchemas.version} from ${formSchemas} where ${formSchemas.id} = ${query.cursor} and ${formSchemas.formId} = ${formId})`,
+      ),
+    );
+  }
+  const rows = await db
+    .select()
+    .from(formSchemas)
+    .where(and(...conds))
+    .orderBy(desc(formSchemas.version))
+    .limit(page.limit + 1);
+  const more = rows.length > page.limit;
+  const items = more ? rows.slice(0, page.limit) : rows;
+  return { data: items.map(presentSchemaVersion), next_cursor: more ? items[items.length - 1].id : null };
+}
+
+/** GET /s/{formId}/schema: the current schema of a managed form, for anyone (the form renders from it). */
+export async function publicSchema(deps: Deps, formId: string) {
+  const db = deps.database.db;
+  const [form] = await db.select().from(forms).where(eq(forms.id, formId)).limit(1);
+  if (!form) {
+    throw new ApiError('not_found', `Form ${formId} does not exist.`, {
+      hint: 'Check the form id; GET /v1/forms lists your forms.',
+    });
+  }
+  const row =
+    form.schemaMode !== 'managed' || form.currentSchemaVersion === null
+      ? undefined
+      : await versionRow(db, form.orgId, form.id, form.currentSchemaVersion);
+  if (!row) {
+    throw new ApiError('not_found', `Form ${formId} does not serve a public schema.`, {
+      hint:
+        'Only managed forms with a published schema serve one: publish with POST /v1/forms/{id}/schema and set ' +
+        'schema_mode "managed" with PATCH /v1/forms/{id}.',
+    });
+  }
+  return { form_id: form.id, version: row.version, json_schema: row.jsonSchema, ui: row.ui as Ui };
+}
+
+/**
+ * The intake's schema check: enforce and managed forms with a current version validate the data;
+ * a violation is a schema_violation quarantine with the validator's issues. Observe never blocks.
+ * A stored version that no longer compiles quarantines too (nothing is lost; the issue says why).
+ */
+export async function intakeSchemaCheck(
+  db: Db,
+  form: FormRow,
+  data: Record<string, unknown>,
+): Promise<{ verdict: Verdict; issues: SchemaIssue[] } | null> {
+  const version = form.currentSchemaVersion;
+  if (version === null || (form.schemaMode !== 'enforce' && form.schemaMode !== 'managed')) return null;
+  const row = await versionRow(db, form.orgId, form.id, version);
+  if (!row) return null;
+  let issues: SchemaIssue[];
+  try {
+    const result = validateData(form.id, version, row.jsonSchema, data);
+    if (result.valid) return null;
+    issues = result.issues;
+  } catch (err) {
+    issues = [{ path: '(schema)', message: `schema version ${version} does not compile: ${(err as Error).message}` }];
+  }
+  return { verdict: { status: 'quarantined', reason: 'schema_violation' }, issues };
+}
