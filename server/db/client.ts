@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -60,7 +61,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   let release = () => {};
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
-    release = takeLock(dataDir);
+    release = await takeLock(dataDir);
   }
   try {
     const client = dataDir ? new PGlite(path.join(dataDir, 'pg')) : new PGlite();
@@ -88,35 +89,57 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   }
 }
 
-/** PGlite has no cross-process lock: a pid file in DATA_DIR makes a second server refuse to start. */
-function takeLock(dataDir: string): () => void {
-  const file = path.join(dataDir, 'formsvc.lock');
+/**
+ * PGlite has no cross-process lock, so a second server on the same DATA_DIR must refuse to start.
+ * The lock is a Unix socket this process listens on: the kernel closes it when the process dies,
+ * however it dies, so a stale lock never blocks a restart (a pid file would: pids are reused and a
+ * killed process lingers as a zombie). A live holder answers with its pid.
+ */
+async function takeLock(dataDir: string): Promise<() => void> {
+  const sock = path.join(path.resolve(dataDir), 'formsvc.lock.sock');
+  const server = net.createServer((c) => c.end(String(process.pid)));
   for (let i = 0; i < 2; i += 1) {
     try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(file, { force: true });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(sock, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      server.unref();
+      return () => {
+        server.close();
+        fs.rmSync(sock, { force: true });
+      };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(fs.readFileSync(file, 'utf8'));
-      if (pid && pid !== process.pid && alive(pid)) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      const holder = await lockHolder(sock);
+      if (holder !== null) {
         throw new Error(
-          `DATA_DIR ${dataDir} is in use by process ${pid}: the embedded database allows one server at a time. ` +
+          `DATA_DIR ${dataDir} is in use by process ${holder || '(unknown)'}: the embedded database allows one server at a time. ` +
             'Stop that server, use another DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.',
         );
       }
-      fs.rmSync(file, { force: true });
+      fs.rmSync(sock, { force: true }); // left by a process that died: nobody listens any more
     }
   }
-  throw new Error(`could not take the lock ${file}`);
+  throw new Error(`could not take the lock ${sock}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** The pid a live lock holder answers with ('' if it says nothing), or null when nobody listens. */
+function lockHolder(sock: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const c = net.connect(sock);
+    let text = '';
+    c.setTimeout(2000, () => c.destroy());
+    c.on('data', (d) => {
+      text += d.toString();
+    });
+    c.on('end', () => resolve(text.trim()));
+    c.on('error', () => resolve(null));
+    c.on('close', () => resolve(text.trim()));
+  });
 }
 
 export { sql };
