@@ -10,14 +10,17 @@ import { ApiError, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
 import { registerAuth } from './routes/auth.js';
 import { registerDeliveries } from './routes/deliveries.js';
+import { registerEvents } from './routes/events.js';
 import { registerForms } from './routes/forms.js';
 import { registerIntake } from './routes/intake.js';
 import { registerKeys } from './routes/keys.js';
 import { registerMe } from './routes/me.js';
 import { registerProjects } from './routes/projects.js';
 import { registerRouting } from './routes/routing.js';
+import { registerSchemas } from './routes/schemas.js';
 import { registerSubmissions } from './routes/submissions.js';
 import { registerSystem } from './routes/system.js';
+import { registerWebhooks } from './routes/webhooks.js';
 
 const API_BODY_LIMIT = 1024 * 1024;
 
@@ -98,6 +101,9 @@ export function buildApp(deps: Deps) {
   registerIntake(app);
   registerSubmissions(app);
   registerDeliveries(app);
+  registerEvents(app);
+  registerWebhooks(app);
+  registerSchemas(app);
 
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',

@@ -20,6 +20,11 @@ export interface Config {
   retryBaseMs: number;
   digestCheckMs: number;
   webhookTimeoutMs: number;
+  /** How long a claimed delivery stays `sending` before another worker may take it again. */
+  workerLeaseMs: number;
+  /** Sends in flight per worker process, and per destination (so one slow receiver cannot starve the rest). */
+  workerConcurrency: number;
+  workerPerDestination: number;
   logLevel: string;
   trustedProxies: string[];
   clientIpHeader: string;
@@ -79,6 +84,9 @@ export function loadConfig(env: Env = process.env): Config {
     retryBaseMs: int(env.RETRY_BASE_MS, 30_000),
     digestCheckMs: int(env.DIGEST_CHECK_MS, 60_000),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    workerLeaseMs: int(env.WORKER_LEASE_MS, Math.max(60_000, 3 * int(env.WEBHOOK_TIMEOUT_MS, 10_000))),
+    workerConcurrency: Math.max(1, int(env.WORKER_CONCURRENCY, 16)),
+    workerPerDestination: Math.max(1, int(env.WORKER_PER_DESTINATION, 4)),
     logLevel: env.LOG_LEVEL || 'info',
     trustedProxies: (env.TRUSTED_PROXIES || '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7')
       .split(',')

@@ -12,6 +12,8 @@ export interface EventInput {
   subject: Record<string, unknown>;
   data: Record<string, unknown>;
   now: Date;
+  /** false: only the log gets it (a throttled alert); default true. */
+  fanOut?: boolean;
 }
 
 /** The wire shape of an event: the log's item and the body a system webhook receives. */
@@ -36,6 +38,7 @@ export async function appendEvent(tx: Db, input: EventInput): Promise<{ id: stri
       createdAt: input.now,
     })
     .returning();
+  if (input.fanOut === false) return { id: event.id, dispatched: 0 };
   const hooks = await tx
     .select({ id: systemWebhooks.id })
     .from(systemWebhooks)

@@ -7,6 +7,9 @@ import type { Deps } from './http/context.js';
 import { createLogger } from './log.js';
 import { createMailer } from './mail.js';
 import { createLocalStorage } from './storage.js';
+import { createOutbound } from './worker/outbound.js';
+import { createWaker } from './worker/wake.js';
+import { Worker } from './worker/worker.js';
 
 /** npm start: HTTP server (and, from the delivery issue on, the worker) in one process. */
 async function main() {
@@ -33,8 +36,30 @@ async function main() {
   }
   const mailer = createMailer(config);
   const storage = createLocalStorage(path.join(config.dataDir, 'files'));
-  const deps: Deps = { config, database, mailer, storage, log, wake: () => {}, now: () => new Date(), fetch };
+  const outbound = createOutbound({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.webhookTimeoutMs });
+  let worker: Worker | null = null;
+  const deps: Deps = {
+    config,
+    database,
+    mailer,
+    storage,
+    log,
+    wake: createWaker(database, log, () => worker?.wake()),
+    now: () => new Date(),
+    fetch,
+    outbound,
+  };
   const app = buildApp(deps);
+  if (config.worker) {
+    worker = new Worker(deps, { config, mailer, outbound });
+    await worker.start();
+    log.info(
+      `delivery worker running (tick ${config.workerTickMs} ms, ${config.workerConcurrency} sends at once, ` +
+        `${config.workerPerDestination} per destination)`,
+    );
+  } else {
+    log.info('delivery worker off in this process (WORKER=false): another process must run it');
+  }
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info(`formsvc listening on http://${info.address}:${info.port} (public base ${config.publicBaseUrl})`);
@@ -51,6 +76,8 @@ async function main() {
     }, 10_000);
     force.unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await worker?.stop();
+    await outbound.close();
     mailer.close();
     await database.close();
     log.info('stopped');

@@ -312,3 +312,21 @@ export const systemWebhookDeliveries = pgTable(
     uniqueIndex('system_webhook_deliveries_event').on(t.eventId, t.webhookId),
   ],
 );
+
+/** Immutable form schema versions: publishing inserts version n+1, nothing ever updates a row. */
+export const formSchemas = pgTable(
+  'form_schemas',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    formId: text('form_id').notNull(),
+    version: integer('version').notNull(),
+    jsonSchema: jsonb('json_schema').$type<Record<string, unknown>>().notNull(),
+    ui: jsonb('ui').$type<Record<string, unknown>>().notNull().default({}),
+    changelog: text('changelog').notNull().default(''),
+    inferred: boolean('inferred').notNull().default(false),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('form_schemas_org_form_version').on(t.orgId, t.formId, t.version)],
+);

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../mail.js';
 import type { AttachmentStorage } from '../storage.js';
+import type { Outbound } from '../worker/types.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 export type KeyScope = Exclude<Scope, 'public' | 'session'>;
@@ -33,6 +34,8 @@ export interface Deps {
   wake: () => void;
   now: () => Date;
   fetch: typeof fetch;
+  /** Outbound HTTP behind the SSRF guard: webhooks, Telegram, destination tests. */
+  outbound: Outbound;
 }
 
 export type AppEnv = {

@@ -7,6 +7,7 @@ import type { Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { monthStart } from '../services/me.js';
 import { limitsOf } from '../services/orgs.js';
+import { intakeSchemaCheck } from '../services/schemas.js';
 import {
   type Control,
   canonicalOrigin,
@@ -101,8 +102,9 @@ function validRateLimit(v: unknown): RateLimit | null {
 
 /**
  * POST /s/{formId}, in the spec's order: resolve form → parse → strip control fields → cheap
- * checks that store with a status (honeypot, origin, rate limit, challenge, quota) → one
- * transaction that inserts the submission, plans its deliveries and appends the event.
+ * checks that store with a status (honeypot, origin, rate limit, challenge) → schema check (enforce
+ * and managed quarantine a violation) → quota → one transaction that inserts the submission, plans
+ * its deliveries and appends the event.
  */
 export async function intake(
   deps: Deps,
@@ -161,6 +163,11 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
     const check = await verifyTurnstile(deps, secret, control.turnstileToken, input.ip);
     if (!check.ok) verdict = { status: 'quarantined', reason: 'turnstile_failed' };
   }
+  let issues: unknown[] | null = null;
+  if (verdict.status === 'received') {
+    const violation = await intakeSchemaCheck(db, form, data);
+    if (violation) ({ verdict, issues } = violation);
+  }
   if (verdict.status === 'received' && !control.test && (await overQuota(deps, org, now))) {
     verdict = { status: 'quarantined', reason: 'over_quota' };
   }
@@ -202,6 +209,7 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
         test: control.test,
         data,
         formSchemaVersion: form.currentSchemaVersion,
+        issues,
         spam: spamScore(data, control.honeypotFilled, userAgent),
         meta,
         clientIp: input.ip,

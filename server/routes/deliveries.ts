@@ -3,7 +3,7 @@ import { deliveryOps } from '../../shared/contracts/deliveries.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import { getDeliveryRow, listDeliveries, presentDelivery } from '../services/deliveries.js';
+import { getDeliveryRow, listDeliveries, presentDelivery, retryDelivery } from '../services/deliveries.js';
 
 export function registerDeliveries(app: OpenAPIHono<AppEnv>) {
   mount(app, deliveryOps.list, async (c) => {
@@ -15,5 +15,8 @@ export function registerDeliveries(app: OpenAPIHono<AppEnv>) {
       c,
       presentDelivery(await getDeliveryRow(c.get('deps').database.db, c.get('actor').orgId, c.req.valid('param').id)),
     ),
+  );
+  mount(app, deliveryOps.retry, async (c) =>
+    send(c, await retryDelivery(c.get('deps'), c.get('actor'), c.req.valid('param').id), 202),
   );
 }

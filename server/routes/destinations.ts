@@ -3,6 +3,7 @@ import { destinationOps } from '../../shared/contracts/destinations.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
+import { testDestination } from '../services/destination-test.js';
 import {
   createDestination,
   deleteDestination,
@@ -35,4 +36,7 @@ export function registerDestinations(app: OpenAPIHono<AppEnv>) {
     await deleteDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id);
     return noContent(c);
   });
+  mount(app, destinationOps.test, async (c) =>
+    send(c, await testDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
+  );
 }

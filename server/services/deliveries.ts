@@ -21,7 +21,7 @@ const BOT_TOKEN = /bot\d+:[A-Za-z0-9_-]+/g;
 const scrub = (s: string) => s.replace(BOT_TOKEN, 'bot[redacted]');
 
 /** Stored last_response (written by the worker) → DeliveryResult, whatever keys the row holds. */
-function presentResult(raw: Record<string, unknown> | null): DeliveryResult | null {
+export function presentResult(raw: Record<string, unknown> | null): DeliveryResult | null {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const status = raw.status_code;
   const latency = Number(raw.latency_ms);
@@ -79,17 +79,18 @@ export async function listDeliveries(deps: Deps, actor: Actor, page: Page, filte
   return pageResult(rows, page, presentDelivery);
 }
 
+const deliveryNotFound = (id: string) =>
+  new ApiError('not_found', `delivery ${id} was not found in this organization.`, {
+    hint: 'Check the id; GET /v1/deliveries lists them. Ids of other organizations are not visible.',
+  });
+
 export async function getDeliveryRow(db: Db, orgId: string, id: string): Promise<DeliveryRow> {
   const [row] = await db
     .select()
     .from(deliveries)
     .where(and(eq(deliveries.id, id), eq(deliveries.orgId, orgId)))
     .limit(1);
-  if (!row) {
-    throw new ApiError('not_found', `delivery ${id} was not found in this organization.`, {
-      hint: 'Check the id; GET /v1/deliveries lists them. Ids of other organizations are not visible.',
-    });
-  }
+  if (!row) throw deliveryNotFound(id);
   return row;
 }
 
@@ -101,4 +102,44 @@ export async function deliveriesOfSubmission(db: Db, orgId: string, submissionId
     .where(and(eq(deliveries.orgId, orgId), eq(deliveries.submissionId, submissionId)))
     .orderBy(asc(deliveries.id));
   return rows.map(presentDelivery);
+}
+
+const RETRYABLE: DeliveryStatus[] = ['dead', 'failed', 'sent'];
+
+/**
+ * Queues a delivery again: dead, failed or sent ones become pending and due now with a fresh attempt
+ * budget (attempts back to 0) and the same payload and id, so receivers can de-duplicate. The last
+ * response and error stay until the next attempt replaces them.
+ */
+export async function retryDelivery(deps: Deps, actor: Actor, id: string) {
+  const row = await deps.database.db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.id, id), eq(deliveries.orgId, actor.orgId)))
+      .limit(1)
+      .for('update');
+    if (!current) throw deliveryNotFound(id);
+    if (!RETRYABLE.includes(current.status as DeliveryStatus)) {
+      throw new ApiError(
+        'conflict',
+        `Delivery ${id} is ${current.status}; only dead, failed or sent ones are retried.`,
+        {
+          hint:
+            current.status === 'skipped'
+              ? `It was skipped (${current.skipReason}) when planned; change the route's window or quality for new submissions.`
+              : 'It is already queued or being sent; poll GET /v1/deliveries/{id}.',
+          details: { status: current.status },
+        },
+      );
+    }
+    const [updated] = await tx
+      .update(deliveries)
+      .set({ status: 'pending', attempts: 0, nextAttemptAt: deps.now(), leaseUntil: null })
+      .where(eq(deliveries.id, id))
+      .returning();
+    return updated;
+  });
+  deps.wake();
+  return presentDelivery(row);
 }

@@ -68,6 +68,8 @@ export interface HttpResult {
   retryAfterMs?: number;
   /** The SSRF guard refused the target (nothing was sent). */
   refused?: boolean;
+  /** Location of a 3xx answer (redirects are never followed). */
+  location?: string;
 }
 
 /**
@@ -76,11 +78,6 @@ export interface HttpResult {
  * a per-request timeout, no redirects followed, and a capped response read.
  */
 export interface Outbound {
-  post(
-    url: string,
-    body: string,
-    headers: Record<string, string>,
-    opts?: { timeoutMs?: number },
-  ): Promise<HttpResult>;
+  post(url: string, body: string, headers: Record<string, string>, opts?: { timeoutMs?: number }): Promise<HttpResult>;
   close(): Promise<void>;
 }

@@ -66,4 +66,18 @@ export const deliveryOps = {
     request: { params: IdParam },
     responses: { 200: json(Delivery), ...errors('unauthorized', 'forbidden', 'not_found') },
   }),
+  retry: op('manage', {
+    method: 'post',
+    path: '/v1/deliveries/{id}/retry',
+    operationId: 'deliveries_retry',
+    tags,
+    summary:
+      'Send a dead, failed or sent delivery again: it becomes pending and due now with a fresh attempt budget ' +
+      '(same payload, same Service-Delivery id); pending, sending and skipped deliveries answer 409',
+    request: { params: IdParam },
+    responses: {
+      202: json(Delivery, 'Queued again'),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'conflict'),
+    },
+  }),
 };

@@ -1,4 +1,5 @@
 import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { DeliveryResult } from './deliveries.js';
 
 export const DESTINATION_TYPES = ['email', 'telegram', 'webhook', 'slack', 'discord'] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
@@ -162,5 +163,19 @@ export const destinationOps = {
     summary: 'Delete a destination no route uses (409 while routes still point at it)',
     request: { params: IdParam },
     responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found', 'conflict') },
+  }),
+  test: op('manage', {
+    method: 'post',
+    path: '/v1/destinations/{id}/test',
+    operationId: 'destinations_test',
+    tags,
+    summary:
+      'Send a sample submission through the real adapter now and report what the destination answered; ' +
+      'a success marks it verified and ok (Service-Event: destination.test)',
+    request: { params: IdParam },
+    responses: {
+      200: json(DeliveryResult, 'What the destination answered (ok false with the error when it failed)'),
+      ...errors('unauthorized', 'forbidden', 'not_found'),
+    },
   }),
 };

@@ -2,14 +2,17 @@ import { authOps } from './auth.js';
 import type { Operation } from './common.js';
 import { deliveryOps } from './deliveries.js';
 import { destinationOps } from './destinations.js';
+import { eventOps } from './events.js';
 import { formOps } from './forms.js';
 import { intakeOps } from './intake.js';
 import { keyOps } from './keys.js';
 import { meOps } from './me.js';
 import { projectOps } from './projects.js';
 import { routeOps } from './routes.js';
+import { schemaOps } from './schemas.js';
 import { submissionOps } from './submissions.js';
 import { systemOps } from './system.js';
+import { webhookOps } from './webhooks.js';
 
 /** The operation registry: every endpoint, once. The server, /openapi.json, the CLI and MCP derive from it. */
 export const ops = {
@@ -23,6 +26,9 @@ export const ops = {
   intake: intakeOps,
   submissions: submissionOps,
   deliveries: deliveryOps,
+  events: eventOps,
+  webhooks: webhookOps,
+  schemas: schemaOps,
   system: systemOps,
 };
 

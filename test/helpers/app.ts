@@ -9,6 +9,8 @@ import type { Deps } from '../../server/http/context.js';
 import { createLogger } from '../../server/log.js';
 import { createMailer } from '../../server/mail.js';
 import { createLocalStorage } from '../../server/storage.js';
+import { createOutbound } from '../../server/worker/outbound.js';
+import { Worker } from '../../server/worker/worker.js';
 import { startSmtpSink } from './smtp.js';
 
 export type TestEnv = Awaited<ReturnType<typeof startTestApp>>;
@@ -33,6 +35,8 @@ export async function startTestApp(env: Record<string, string> = {}) {
     CODE_REQUESTS_PER_IP: '100000',
     LOG_LEVEL: 'silent',
     RETRY_BASE_MS: '50',
+    WORKER_TICK_MS: '200',
+    DIGEST_CHECK_MS: '300',
     ...env,
   });
   const url = process.env.TEST_DATABASE_URL;
@@ -40,6 +44,8 @@ export async function startTestApp(env: Record<string, string> = {}) {
   const mailer = createMailer(config);
   const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-files-'));
   let wakes = 0;
+  let worker: Worker | null = null;
+  const outbound = createOutbound({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.webhookTimeoutMs });
   const deps: Deps = {
     config,
     database,
@@ -48,9 +54,11 @@ export async function startTestApp(env: Record<string, string> = {}) {
     log: createLogger('silent'),
     wake: () => {
       wakes += 1;
+      worker?.wake();
     },
     now: () => new Date(),
     fetch,
+    outbound,
   };
   const app = buildApp(deps);
 
@@ -101,7 +109,15 @@ export async function startTestApp(env: Record<string, string> = {}) {
     },
     api: (method: string, path: string, key: string | null, opts: Omit<ApiOptions, 'key'> = {}) =>
       request(method, path, { ...opts, key }),
+    /** Starts the delivery worker in process (tests that need deliveries sent). */
+    async startWorker() {
+      worker ??= new Worker(deps, { config, mailer, outbound });
+      await worker.start();
+      return worker;
+    },
     async close() {
+      await worker?.stop(2000);
+      await outbound.close();
       mailer.close();
       await database.close();
       await smtp.close();

@@ -1,0 +1,131 @@
+import { Cron } from 'croner';
+import { and, asc, eq, gte, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { newId } from '../../shared/ids.js';
+import { deliveries, destinations, forms, routes, submissions } from '../db/schema.js';
+import type { Deps } from '../http/context.js';
+import { MAX_ATTEMPTS } from '../intake/plan.js';
+
+/** Closed periods looked at per route and check: the last three, so a late check still catches up. */
+const PERIODS_BACK = 3;
+/** Submissions listed in one digest; more are counted and flagged `truncated`. */
+export const DIGEST_MAX_ITEMS = 500;
+
+/** [from, until) periods of a cron schedule that closed before `now`, newest first. */
+export function closedPeriods(cron: string, timezone: string, now: Date, count = PERIODS_BACK) {
+  const job = new Cron(cron, { timezone, paused: true });
+  const runs = job
+    .previousRuns(count + 1, now)
+    .filter((d) => d.getTime() <= now.getTime())
+    .sort((a, b) => b.getTime() - a.getTime());
+  const out: { from: Date; until: Date }[] = [];
+  for (let i = 0; i + 1 < runs.length; i += 1) out.push({ from: runs[i + 1], until: runs[i] });
+  return out;
+}
+
+/**
+ * Plans the digest deliveries of every enabled digest route: one per (route, closed period) that
+ * has submissions, unique on (route, period) so concurrent workers never double one. Empty periods
+ * send nothing; periods that ended before the route existed are ignored. Returns how many it planned.
+ */
+export async function planDigests(deps: Deps): Promise<number> {
+  const { db } = deps.database;
+  const now = deps.now();
+  const rows = await db
+    .select({ route: routes, form: { id: forms.id, slug: forms.slug, name: forms.name }, type: destinations.type })
+    .from(routes)
+    .innerJoin(forms, eq(forms.id, routes.formId))
+    .innerJoin(destinations, eq(destinations.id, routes.destinationId))
+    .where(and(eq(routes.enabled, true), isNotNull(routes.formId), sql`${routes.mode}->>'type' = 'digest'`));
+  let planned = 0;
+  for (const { route, form, type } of rows) {
+    const mode = route.mode as { cron: string; timezone?: string };
+    let periods: { from: Date; until: Date }[];
+    try {
+      periods = closedPeriods(mode.cron, mode.timezone ?? 'UTC', now);
+    } catch (err) {
+      deps.log.warn({ route_id: route.id, err: String(err) }, 'digest route has an unusable cron');
+      continue;
+    }
+    for (const period of periods) {
+      if (period.until.getTime() <= route.createdAt.getTime()) continue;
+      const from = new Date(Math.max(period.from.getTime(), route.createdAt.getTime()));
+      const periodKey = `${period.from.toISOString()}/${period.until.toISOString()}`;
+      const [exists] = await db
+        .select({ id: deliveries.id })
+        .from(deliveries)
+        .where(and(eq(deliveries.routeId, route.id), eq(deliveries.periodKey, periodKey)))
+        .limit(1);
+      if (exists) continue;
+      const statuses = ['received'];
+      if (route.quality.exclude_spam === false) statuses.push('spam');
+      if (route.quality.exclude_quarantined === false) statuses.push('quarantined');
+      const items = await db
+        .select()
+        .from(submissions)
+        .where(
+          and(
+            eq(submissions.formId, form.id),
+            gte(submissions.receivedAt, from),
+            lt(submissions.receivedAt, period.until),
+            inArray(submissions.status, statuses),
+          ),
+        )
+        .orderBy(asc(submissions.id))
+        .limit(DIGEST_MAX_ITEMS + 1);
+      const inWindow = items.filter((s) => {
+        const { from: wf, until: wu } = route.window;
+        return !((wf && s.receivedAt < new Date(wf)) || (wu && s.receivedAt > new Date(wu)));
+      });
+      if (!inWindow.length) continue;
+      const id = newId('delivery');
+      const listed = inWindow.slice(0, DIGEST_MAX_ITEMS);
+      const payload = {
+        id,
+        type: 'digest.ready',
+        schema_version: null,
+        stream: null,
+        form: { id: form.id, slug: form.slug },
+        period: {
+          from: period.from.toISOString(),
+          until: period.until.toISOString(),
+          cron: mode.cron,
+          timezone: mode.timezone ?? 'UTC',
+        },
+        count: listed.length,
+        truncated: inWindow.length > DIGEST_MAX_ITEMS,
+        submissions: listed.map((s) => ({
+          id: s.id,
+          status: s.status,
+          test: s.test,
+          received_at: s.receivedAt.toISOString(),
+          data: s.data,
+          meta: s.meta,
+        })),
+        data: {},
+        extras: {},
+        meta: {},
+      };
+      const inserted = await db
+        .insert(deliveries)
+        .values({
+          id,
+          orgId: route.orgId,
+          submissionId: null,
+          routeId: route.id,
+          destinationId: route.destinationId,
+          formId: form.id,
+          status: 'pending',
+          maxAttempts: MAX_ATTEMPTS[type] ?? 8,
+          nextAttemptAt: now,
+          eventType: 'digest.ready',
+          periodKey,
+          payload,
+          createdAt: now,
+        })
+        .onConflictDoNothing({ target: [deliveries.routeId, deliveries.periodKey] })
+        .returning({ id: deliveries.id });
+      planned += inserted.length;
+    }
+  }
+  return planned;
+}

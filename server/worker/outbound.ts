@@ -1,0 +1,120 @@
+import net from 'node:net';
+import { Agent, request } from 'undici';
+import { guardedLookup, isBlockedAddress, RefusedTarget } from './ssrf.js';
+import type { HttpResult, Outbound } from './types.js';
+
+/** Bytes of a response body read at most; the rest is discarded unread. */
+const READ_CAP = 64 * 1024;
+const EXCERPT = 500;
+
+/** Retry-After (seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Outbound HTTP for every adapter: undici `request()` on one dedicated Agent; when private targets
+ * are refused, the Agent's `lookup` checks the resolved address at connect time and literal IPs
+ * are checked before the request. Redirects are not followed; the body read is capped.
+ */
+export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number }): Outbound {
+  const agent = new Agent({
+    connections: 64,
+    keepAliveTimeout: 10_000,
+    connect: opts.allowPrivate ? { timeout: opts.timeoutMs } : { timeout: opts.timeoutMs, lookup: guardedLookup },
+  });
+
+  async function post(url: string, body: string, headers: Record<string, string>, o: { timeoutMs?: number } = {}) {
+    const timeoutMs = o.timeoutMs ?? opts.timeoutMs;
+    const started = performance.now();
+    const done = (r: Omit<HttpResult, 'latencyMs'>): HttpResult => ({
+      ...r,
+      latencyMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return done({ ok: false, status: null, excerpt: '', error: 'the URL is not valid' });
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      return done({
+        ok: false,
+        status: null,
+        excerpt: '',
+        error: 'only http and https URLs are called',
+        refused: true,
+      });
+    }
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!opts.allowPrivate && net.isIP(host) && isBlockedAddress(host)) {
+      return done({
+        ok: false,
+        status: null,
+        excerpt: '',
+        error: new RefusedTarget(host, host).message,
+        refused: true,
+      });
+    }
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await request(target, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: agent,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of res.body) {
+          const buf = chunk as Buffer;
+          chunks.push(buf);
+          size += buf.length;
+          if (size >= READ_CAP) break;
+        }
+      } catch {
+        // a body cut short or too slow still leaves the status we got
+      } finally {
+        res.body.destroy();
+      }
+      const text = Buffer.concat(chunks).subarray(0, READ_CAP).toString('utf8');
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      return done({
+        ok,
+        status: res.statusCode,
+        excerpt: text.slice(0, EXCERPT),
+        error: null,
+        retryAfterMs:
+          res.statusCode === 429 || res.statusCode === 503 ? retryAfterMs(res.headers['retry-after']) : undefined,
+        location: typeof res.headers.location === 'string' ? res.headers.location : undefined,
+      });
+    } catch (err) {
+      return done(failure(err, timeoutMs, signal));
+    }
+  }
+
+  return { post, close: () => agent.close() };
+}
+
+function failure(err: unknown, timeoutMs: number, signal: AbortSignal): Omit<HttpResult, 'latencyMs'> {
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const refused = [e, e.cause].find((x) => x instanceof RefusedTarget) as RefusedTarget | undefined;
+  if (refused) return { ok: false, status: null, excerpt: '', error: refused.message, refused: true };
+  const code = e.code ?? e.cause?.code;
+  const timedOut =
+    signal.aborted ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT';
+  if (timedOut) return { ok: false, status: null, excerpt: '', error: `timed out after ${timeoutMs} ms` };
+  const detail = [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
+  return { ok: false, status: null, excerpt: '', error: `request failed (${detail})` };
+}

@@ -1,0 +1,162 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { deliveries, destinations, systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
+import { appendEvent } from '../events.js';
+import type { Deps } from '../http/context.js';
+import { backoffMs } from './backoff.js';
+import type { Claimed } from './claim.js';
+import type { SendResult } from './types.js';
+
+/** Consecutive failures after which a destination (or system webhook) reads as `failing`. */
+export const FAILING_AFTER = 5;
+/** Alerts (`destination.failing`, and `delivery.dead` to system webhooks) at most once an hour per destination. */
+export const ALERT_THROTTLE_MS = 60 * 60 * 1000;
+
+export type Outcome = 'sent' | 'failed' | 'dead';
+
+/** What is stored as last_response: the spec's DeliveryResult. */
+export function storedResult(r: SendResult) {
+  return {
+    ok: r.ok,
+    status_code: r.status_code,
+    latency_ms: r.latency_ms,
+    response_excerpt: r.response_excerpt.slice(0, 500),
+    error: r.error,
+  };
+}
+
+export function outcomeOf(row: Claimed, r: SendResult): Outcome {
+  if (r.ok) return 'sent';
+  return !r.retryable || row.attempts >= row.max_attempts ? 'dead' : 'failed';
+}
+
+/**
+ * Records one attempt of a route delivery in one transaction: the delivery row (guarded on the
+ * attempt it claimed, so a worker whose lease ran out cannot overwrite a newer attempt), the
+ * destination's health and verified flag, and the events `delivery.sent`, `delivery.dead`,
+ * `destination.failing`. Returns whether anything was fanned out to system webhooks.
+ */
+export async function settleDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<{ dispatched: number }> {
+  const now = deps.now();
+  const outcome = outcomeOf(row, r);
+  const next =
+    outcome === 'failed'
+      ? new Date(now.getTime() + backoffMs(row.attempts, deps.config.retryBaseMs, r.retry_after_ms))
+      : null;
+  const lastError =
+    outcome === 'dead' && r.retryable && !r.ok
+      ? `${r.error ?? 'failed'} (gave up after ${row.attempts} attempts)`
+      : r.ok
+        ? null
+        : r.error;
+  return deps.database.db.transaction(async (tx) => {
+    const updated = await tx
+      .update(deliveries)
+      .set({
+        status: outcome,
+        nextAttemptAt: next,
+        leaseUntil: null,
+        lastResponse: storedResult(r),
+        lastError,
+        sentAt: outcome === 'sent' ? now : undefined,
+      })
+      .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'sending'), eq(deliveries.attempts, row.attempts)))
+      .returning({ id: deliveries.id });
+    if (!updated.length) return { dispatched: 0 }; // another worker took the row after our lease ran out
+    const subject = {
+      delivery_id: row.id,
+      submission_id: row.submission_id,
+      route_id: row.route_id,
+      destination_id: row.target_id,
+      form_id: row.form_id,
+    };
+    const data = { attempts: row.attempts, status_code: r.status_code, latency_ms: r.latency_ms, error: r.error };
+    let dispatched = 0;
+    if (r.ok) {
+      await tx
+        .update(destinations)
+        .set({ health: 'ok', verified: true, consecutiveFailures: 0 })
+        .where(eq(destinations.id, row.target_id));
+      dispatched += (await appendEvent(tx, { orgId: row.org_id, type: 'delivery.sent', subject, data, now }))
+        .dispatched;
+      return { dispatched };
+    }
+    const [dest] = await tx
+      .update(destinations)
+      .set({ consecutiveFailures: sql`${destinations.consecutiveFailures} + 1` })
+      .where(eq(destinations.id, row.target_id))
+      .returning();
+    if (!dest) return { dispatched };
+    const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
+    if (outcome === 'dead') {
+      // Every death is in the log; system webhooks hear of it at most once an hour per destination.
+      const throttled = quiet(dest.lastDeadEventAt);
+      const ev = await appendEvent(tx, {
+        orgId: row.org_id,
+        type: 'delivery.dead',
+        subject,
+        data: { ...data, throttled },
+        now,
+        fanOut: !throttled,
+      });
+      dispatched += ev.dispatched;
+      if (!throttled) await tx.update(destinations).set({ lastDeadEventAt: now }).where(eq(destinations.id, dest.id));
+    }
+    if (dest.consecutiveFailures >= FAILING_AFTER && dest.health !== 'failing') {
+      await tx.update(destinations).set({ health: 'failing' }).where(eq(destinations.id, dest.id));
+      if (!quiet(dest.lastFailingEventAt)) {
+        await tx.update(destinations).set({ lastFailingEventAt: now }).where(eq(destinations.id, dest.id));
+        const ev = await appendEvent(tx, {
+          orgId: row.org_id,
+          type: 'destination.failing',
+          subject: { destination_id: dest.id },
+          data: { consecutive_failures: dest.consecutiveFailures, last_error: r.error },
+          now,
+        });
+        dispatched += ev.dispatched;
+      }
+    }
+    return { dispatched };
+  });
+}
+
+/** Records one attempt of a system-webhook delivery; system webhooks raise no events (no loops). */
+export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<void> {
+  const now = deps.now();
+  const outcome = outcomeOf(row, r);
+  const next =
+    outcome === 'failed'
+      ? new Date(now.getTime() + backoffMs(row.attempts, deps.config.retryBaseMs, r.retry_after_ms))
+      : null;
+  await deps.database.db.transaction(async (tx) => {
+    const updated = await tx
+      .update(systemWebhookDeliveries)
+      .set({
+        status: outcome,
+        nextAttemptAt: next,
+        leaseUntil: null,
+        lastResponse: storedResult(r),
+        lastError: r.ok ? null : r.error,
+        sentAt: outcome === 'sent' ? now : undefined,
+      })
+      .where(
+        and(
+          eq(systemWebhookDeliveries.id, row.id),
+          eq(systemWebhookDeliveries.status, 'sending'),
+          eq(systemWebhookDeliveries.attempts, row.attempts),
+        ),
+      )
+      .returning({ id: systemWebhookDeliveries.id });
+    if (!updated.length) return;
+    await tx
+      .update(systemWebhooks)
+      .set(
+        r.ok
+          ? { health: 'ok', consecutiveFailures: 0 }
+          : {
+              consecutiveFailures: sql`${systemWebhooks.consecutiveFailures} + 1`,
+              health: sql`case when ${systemWebhooks.consecutiveFailures} + 1 >= ${FAILING_AFTER} then 'failing' else ${systemWebhooks.health} end`,
+            },
+      )
+      .where(eq(systemWebhooks.id, row.target_id));
+  });
+}
