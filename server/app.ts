@@ -16,6 +16,7 @@ import { registerIntake } from './routes/intake.js';
 import { registerKeys } from './routes/keys.js';
 import { registerMe } from './routes/me.js';
 import { registerProjects } from './routes/projects.js';
+import { registerQuickstart } from './routes/quickstart.js';
 import { registerRouting } from './routes/routing.js';
 import { registerSchemas } from './routes/schemas.js';
 import { registerSubmissions } from './routes/submissions.js';
@@ -96,6 +97,7 @@ export function buildApp(deps: Deps) {
   registerKeys(app);
   registerMe(app);
   registerProjects(app);
+  registerQuickstart(app);
   registerForms(app);
   registerRouting(app);
   registerIntake(app);

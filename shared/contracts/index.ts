@@ -8,6 +8,7 @@ import { intakeOps } from './intake.js';
 import { keyOps } from './keys.js';
 import { meOps } from './me.js';
 import { projectOps } from './projects.js';
+import { quickstartOps } from './quickstart.js';
 import { routeOps } from './routes.js';
 import { schemaOps } from './schemas.js';
 import { submissionOps } from './submissions.js';
@@ -20,6 +21,7 @@ export const ops = {
   keys: keyOps,
   me: meOps,
   projects: projectOps,
+  quickstart: quickstartOps,
   forms: formOps,
   destinations: destinationOps,
   routes: routeOps,

@@ -1,0 +1,149 @@
+import { and, eq } from 'drizzle-orm';
+import { destinations, organizations, routes, users } from '../db/schema.js';
+import type { Actor, Deps } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { canonicalOrigin } from '../intake/checks.js';
+import { createDestination, type DestinationRow, presentDestination } from './destinations.js';
+import { createForm, updateForm } from './forms.js';
+import { createRoute, presentRoute } from './routes.js';
+
+export interface QuickstartInput {
+  name: string;
+  project?: string;
+  origin?: string;
+  notify_email?: string;
+  telegram?: { bot_token: string; chat_id: string | number };
+  webhook?: { url: string; secret?: string };
+}
+
+type Wanted = { type: 'email' | 'telegram' | 'webhook'; name: string; config: Record<string, unknown> };
+
+/** Whether a stored destination is the one the quickstart would create (so a repeat reuses it). */
+function matches(d: DestinationRow, w: Wanted): boolean {
+  if (d.type !== w.type) return false;
+  const c = d.config;
+  if (w.type === 'email') return Array.isArray(c.to) && c.to.length === 1 && c.to[0] === (w.config.to as string[])[0];
+  if (w.type === 'telegram') return c.chat_id === w.config.chat_id && c.bot_token === w.config.bot_token;
+  return c.url === w.config.url && (c.secret ?? null) === (w.config.secret ?? null);
+}
+
+/** Where notifications go when the caller names no address: the session's user, else the owner. */
+async function ownerEmail(deps: Deps, actor: Actor): Promise<string | null> {
+  const db = deps.database.db;
+  let userId = actor.userId ?? null;
+  if (!userId) {
+    const [org] = await db
+      .select({ owner: organizations.ownerUserId })
+      .from(organizations)
+      .where(eq(organizations.id, actor.orgId));
+    userId = org?.owner ?? null;
+  }
+  if (!userId) return null;
+  const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  return user?.email ?? null;
+}
+
+/**
+ * The one-call routed form. Each step reuses what exists (the form by project and slug, a matching
+ * destination routed directly from the form), so repeating the call converges on the same result
+ * and only adds what is missing; the steps run one after another through the ordinary services.
+ */
+export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput) {
+  const email = body.notify_email?.toLowerCase() ?? (await ownerEmail(deps, actor));
+  if (!email) {
+    throw new ApiError('validation_failed', 'No address to notify: this organization has no owner with an email.', {
+      hint: 'Pass notify_email with the address that should receive the submissions.',
+      details: { issues: [{ path: 'notify_email', message: 'required for this organization' }] },
+    });
+  }
+  const made = await createForm(deps, actor, { name: body.name, project: body.project, if_exists: 'return' });
+  let created = made.created;
+  const formId = made.form.id;
+  let form = made.form;
+  const origin = canonicalOrigin(body.origin);
+  if (origin) {
+    const allowed = Array.isArray(form.settings.allowed_origins) ? (form.settings.allowed_origins as string[]) : [];
+    if (!allowed.includes(origin)) {
+      form = {
+        ...form,
+        ...(await updateForm(deps, actor, formId, { settings: { allowed_origins: [...allowed, origin] } })),
+      };
+    }
+  }
+  const wanted: Wanted[] = [{ type: 'email', name: `${body.name} (email)`, config: { to: [email] } }];
+  if (body.telegram) {
+    wanted.push({
+      type: 'telegram',
+      name: `${body.name} (telegram)`,
+      config: { bot_token: body.telegram.bot_token, chat_id: String(body.telegram.chat_id) },
+    });
+  }
+  if (body.webhook) {
+    wanted.push({
+      type: 'webhook',
+      name: `${body.name} (webhook)`,
+      config: { url: body.webhook.url, ...(body.webhook.secret ? { secret: body.webhook.secret } : {}) },
+    });
+  }
+  const db = deps.database.db;
+  const outDestinations = [];
+  const outRoutes = [];
+  for (const w of wanted) {
+    const existing = await db
+      .select({ route: routes, dest: destinations })
+      .from(routes)
+      .innerJoin(destinations, eq(destinations.id, routes.destinationId))
+      .where(and(eq(routes.orgId, actor.orgId), eq(routes.formId, formId)));
+    const hit = existing.find((x) => matches(x.dest, w));
+    if (hit) {
+      outDestinations.push(presentDestination(hit.dest));
+      outRoutes.push(presentRoute(hit.route));
+      continue;
+    }
+    const dest = await createDestination(deps, actor, w);
+    const route = await createRoute(deps, actor, { form_id: formId, destination_id: dest.id });
+    outDestinations.push(dest);
+    outRoutes.push(route);
+    created = true;
+  }
+  const { embed, verify, next: _formNext, ...formOnly } = form;
+  return {
+    created,
+    result: {
+      form: formOnly,
+      embed,
+      verify,
+      next: [
+        {
+          why: 'Prove delivery: send a test submission; the answer lists delivery ids',
+          method: 'POST',
+          path: `/s/${formId}`,
+          body: { email: 'test@example.com', message: 'Hello from the quickstart', _test: true },
+        },
+        {
+          why: 'Poll a delivery until it is sent (or read last_error if it failed)',
+          method: 'GET',
+          path: '/v1/deliveries/{id}',
+        },
+        {
+          why: 'Send to a webhook too (signed when you give a secret)',
+          method: 'POST',
+          path: '/v1/destinations',
+          body: {
+            type: 'webhook',
+            name: 'My endpoint',
+            config: { url: 'https://example.com/hook', secret: 'whsec_…' },
+          },
+        },
+        {
+          why: 'Only accept posts from your site',
+          method: 'PATCH',
+          path: `/v1/forms/${formId}`,
+          body: { settings: { allowed_origins: ['https://example.com'] } },
+        },
+      ],
+      destinations: outDestinations,
+      routes: outRoutes,
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { startReceiver, until } from '../helpers/receiver.js';
+
+let t: TestEnv;
+let key: string;
+let email: string;
+let readKey: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const a = await t.onboard();
+  key = a.key;
+  email = a.email;
+  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
+});
+afterAll(() => t.close());
+
+const routesOf = async (formId: string) => (await t.api('GET', `/v1/routes?form_id=${formId}`, key)).json.data;
+
+describe('POST /v1/quickstart', () => {
+  it('creates the project, the form, an email destination and a direct route in one call', async () => {
+    const r = await t.api('POST', '/v1/quickstart', key, {
+      json: {
+        name: 'Contact',
+        project: 'site',
+        notify_email: 'Owner@Example.com',
+        origin: 'https://www.example.com/contact',
+      },
+    });
+    expect(r.status).toBe(201);
+    const j = r.json;
+    expect(j.form.id).toMatch(/^fm_/);
+    expect(j.form.submit_url).toBe(`http://127.0.0.1:8787/s/${j.form.id}`);
+    expect(Object.keys(j.embed).sort()).toEqual(['astro', 'fetch', 'html', 'nextjs_action', 'react']);
+    expect(j.verify.curl).toContain(j.form.submit_url);
+    expect(j.next[0]).toMatchObject({ method: 'POST', path: `/s/${j.form.id}` });
+    expect(j.form.settings.allowed_origins).toEqual(['https://www.example.com']);
+    expect(j.destinations).toHaveLength(1);
+    expect(j.destinations[0]).toMatchObject({ type: 'email', config: { to: ['owner@example.com'] } });
+    const routes = await routesOf(j.form.id);
+    expect(routes).toHaveLength(1);
+    expect(routes[0]).toMatchObject({ destination_id: j.destinations[0].id, enabled: true, mode: { type: 'instant' } });
+    const projects = (await t.api('GET', '/v1/projects', key)).json.data;
+    expect(projects.some((p: any) => p.slug === 'site' && p.id === j.form.project_id)).toBe(true);
+  });
+
+  it('is idempotent by (project, name): a repeat returns the same form and creates nothing', async () => {
+    const body = { name: 'Again', notify_email: 'again@example.com' };
+    const first = await t.api('POST', '/v1/quickstart', key, { json: body });
+    const second = await t.api('POST', '/v1/quickstart', key, { json: body });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(200);
+    expect(second.json.form.id).toBe(first.json.form.id);
+    expect(second.json.destinations.map((d: any) => d.id)).toEqual(first.json.destinations.map((d: any) => d.id));
+    expect(await routesOf(first.json.form.id)).toHaveLength(1);
+  });
+
+  it('notifies the owner when no address is given, and adds webhook and telegram routes without echoing secrets', async () => {
+    const r = await t.api('POST', '/v1/quickstart', key, {
+      json: {
+        name: 'Full',
+        webhook: { url: 'https://hooks.example.com/x', secret: 'whsec_supersecret' },
+        telegram: { bot_token: '123:ABCDEF', chat_id: 42 },
+      },
+    });
+    expect(r.status).toBe(201);
+    expect(r.text).not.toContain('whsec_supersecret');
+    expect(r.text).not.toContain('123:ABCDEF');
+    const types = r.json.destinations.map((d: any) => d.type).sort();
+    expect(types).toEqual(['email', 'telegram', 'webhook']);
+    expect(r.json.destinations.find((d: any) => d.type === 'email').config.to).toEqual([email]);
+    expect(await routesOf(r.json.form.id)).toHaveLength(3);
+  });
+
+  it('proves delivery: a _test submission returns delivery ids that reach sent', async () => {
+    const hook = await startReceiver();
+    try {
+      await t.startWorker();
+      const r = await t.api('POST', '/v1/quickstart', key, {
+        json: { name: 'Proof', notify_email: 'proof@example.com', webhook: { url: hook.url } },
+      });
+      const s = await t.request('POST', `/s/${r.json.form.id}`, {
+        json: { email: 'visitor@example.com', message: 'hi', _test: true },
+        headers: { accept: 'application/json' },
+      });
+      expect(s.json.deliveries).toHaveLength(2);
+      for (const id of s.json.deliveries) {
+        await until(
+          `delivery ${id} sent`,
+          async () => (await t.api('GET', `/v1/deliveries/${id}`, key)).json.status === 'sent',
+        );
+      }
+      await t.smtp.waitFor((m) => m.to.includes('proof@example.com'), 10_000);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('answers 401 without a key, 403 with a read key and 422 for a bad body', async () => {
+    expect((await t.api('POST', '/v1/quickstart', null, { json: { name: 'x' } })).status).toBe(401);
+    expect((await t.api('POST', '/v1/quickstart', readKey, { json: { name: 'x' } })).status).toBe(403);
+    const bad = await t.api('POST', '/v1/quickstart', key, { json: { name: '', notify_email: 'nope', extra: 1 } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.details.issues.length).toBeGreaterThan(0);
+  });
+});
