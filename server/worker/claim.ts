@@ -28,26 +28,29 @@ export async function claimDeliveries(
   opts: { now: Date; limit: number; perTarget: number; busy: string[]; leaseMs: number },
 ): Promise<Claimed[]> {
   const d = deliveries;
+  // ISO strings: postgres.js does not serialize a Date inside a raw statement.
+  const now = opts.now.toISOString();
+  const lease = new Date(opts.now.getTime() + opts.leaseMs).toISOString();
   const busy: SQL = opts.busy.length ? sql`and ${notInArray(d.destinationId, opts.busy)}` : sql``;
   const rows = await database.rows<Claimed>(sql`
     with ranked as (
       select id, row_number() over (partition by destination_id order by next_attempt_at, id) as rn
       from deliveries
-      where ((status in ('pending', 'failed') and next_attempt_at <= ${opts.now})
-          or (status = 'sending' and lease_until < ${opts.now})) ${busy}
+      where ((status in ('pending', 'failed') and next_attempt_at <= ${now}::timestamptz)
+          or (status = 'sending' and lease_until < ${now}::timestamptz)) ${busy}
       order by next_attempt_at, id
       limit ${opts.limit * 4}
     ), due as (
       select d.id from deliveries d join ranked r on r.id = d.id
       where r.rn <= ${opts.perTarget}
-        and ((d.status in ('pending', 'failed') and d.next_attempt_at <= ${opts.now})
-          or (d.status = 'sending' and d.lease_until < ${opts.now}))
+        and ((d.status in ('pending', 'failed') and d.next_attempt_at <= ${now}::timestamptz)
+          or (d.status = 'sending' and d.lease_until < ${now}::timestamptz))
       order by d.next_attempt_at, d.id
       limit ${opts.limit}
       for update of d skip locked
     )
     update deliveries set status = 'sending', attempts = deliveries.attempts + 1,
-      lease_until = ${new Date(opts.now.getTime() + opts.leaseMs)}
+      lease_until = ${lease}::timestamptz
     from due where deliveries.id = due.id
     returning deliveries.id, deliveries.org_id, deliveries.destination_id as target_id, deliveries.attempts,
       deliveries.max_attempts, deliveries.payload, deliveries.event_type, deliveries.submission_id,
@@ -61,26 +64,28 @@ export async function claimHookDeliveries(
   opts: { now: Date; limit: number; perTarget: number; busy: string[]; leaseMs: number },
 ): Promise<Claimed[]> {
   const w = systemWebhookDeliveries;
+  const now = opts.now.toISOString();
+  const lease = new Date(opts.now.getTime() + opts.leaseMs).toISOString();
   const busy: SQL = opts.busy.length ? sql`and ${notInArray(w.webhookId, opts.busy)}` : sql``;
   const rows = await database.rows<Claimed>(sql`
     with ranked as (
       select id, row_number() over (partition by webhook_id order by next_attempt_at, id) as rn
       from system_webhook_deliveries
-      where ((status in ('pending', 'failed') and next_attempt_at <= ${opts.now})
-          or (status = 'sending' and lease_until < ${opts.now})) ${busy}
+      where ((status in ('pending', 'failed') and next_attempt_at <= ${now}::timestamptz)
+          or (status = 'sending' and lease_until < ${now}::timestamptz)) ${busy}
       order by next_attempt_at, id
       limit ${opts.limit * 4}
     ), due as (
       select d.id from system_webhook_deliveries d join ranked r on r.id = d.id
       where r.rn <= ${opts.perTarget}
-        and ((d.status in ('pending', 'failed') and d.next_attempt_at <= ${opts.now})
-          or (d.status = 'sending' and d.lease_until < ${opts.now}))
+        and ((d.status in ('pending', 'failed') and d.next_attempt_at <= ${now}::timestamptz)
+          or (d.status = 'sending' and d.lease_until < ${now}::timestamptz))
       order by d.next_attempt_at, d.id
       limit ${opts.limit}
       for update of d skip locked
     )
     update system_webhook_deliveries set status = 'sending', attempts = system_webhook_deliveries.attempts + 1,
-      lease_until = ${new Date(opts.now.getTime() + opts.leaseMs)}
+      lease_until = ${lease}::timestamptz
     from due where system_webhook_deliveries.id = due.id
     returning system_webhook_deliveries.id, system_webhook_deliveries.org_id,
       system_webhook_deliveries.webhook_id as target_id, system_webhook_deliveries.attempts,

@@ -81,6 +81,8 @@ describe('a server killed while deliveries are sending', () => {
       WORKER_LEASE_MS: '1500',
       WEBHOOK_TIMEOUT_MS: '30000',
       OUTBOUND_ALLOW_PRIVATE: 'true',
+      // Other suites share a PostgreSQL test database, and their code requests come from this IP too.
+      CODE_REQUESTS_PER_IP: '100000',
       ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     };
     const first = startServer(env);
