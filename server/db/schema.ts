@@ -151,6 +151,8 @@ export const submissions = pgTable(
     spam: jsonb('spam').$type<{ score: number; reasons: string[] }>().notNull(),
     meta: jsonb('meta').$type<Record<string, unknown>>().notNull(),
     issues: jsonb('issues').$type<unknown[]>(),
+    /** The drift this submission raised: [{drift_id, field, kind}] (null when none). */
+    drift: jsonb('drift').$type<{ drift_id: string; field: string; kind: string }[]>(),
     clientIp: text('client_ip').notNull(),
     idempotencyKey: text('idempotency_key'),
     subjectHint: text('subject_hint'),
@@ -329,4 +331,34 @@ export const formSchemas = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('form_schemas_org_form_version').on(t.orgId, t.formId, t.version)],
+);
+
+/**
+ * Drift between a form's declared schema and real traffic: one open row per (form, field, kind),
+ * counting the submissions that raised it, until a new version is published or it is dismissed.
+ */
+export const driftEvents = pgTable(
+  'drift_events',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    formId: text('form_id').notNull(),
+    field: text('field').notNull(),
+    kind: text('kind').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    schemaVersion: integer('schema_version'),
+    status: text('status').notNull().default('open'),
+    count: integer('count').notNull().default(1),
+    firstSubmissionId: text('first_submission_id').notNull(),
+    lastSubmissionId: text('last_submission_id').notNull(),
+    createdAt: createdAt(),
+    lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+    closedAt: ts('closed_at'),
+    closedReason: text('closed_reason'),
+  },
+  (t) => [
+    index('drift_events_org').on(t.orgId, t.id),
+    index('drift_events_form').on(t.formId, t.status),
+    uniqueIndex('drift_events_open').on(t.formId, t.field, t.kind).where(sql`status = 'open'`),
+  ],
 );
