@@ -1,0 +1,70 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { until } from './receiver.js';
+import type { startSmtpSink } from './smtp.js';
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** `npm start`'s entry point as its own process (its own process group, so a kill takes it whole). */
+export function startServer(env: Record<string, string>): ChildProcess {
+  const tsx = path.resolve('node_modules/.bin/tsx');
+  return spawn(tsx, ['server/main.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
+}
+
+/** SIGKILL to the server's whole process group. */
+export function killServer(c: ChildProcess) {
+  try {
+    if (c.pid) process.kill(-c.pid, 'SIGKILL');
+  } catch {}
+}
+
+/** One JSON request to a server over loopback. */
+export async function http(base: string, method: string, p: string, key?: string, json?: unknown, headers = {}) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...headers,
+    },
+    body: json === undefined ? undefined : JSON.stringify(json),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+export const healthy = (base: string) =>
+  until(
+    'server healthy',
+    async () => {
+      // A pooled connection to a killed server must not stall the check: each try has its own deadline.
+      const r = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+      return r?.ok === true;
+    },
+    60_000,
+  );
+
+/** A manage key for a new address, through the real email-code flow of a running server. */
+export async function onboardOver(base: string, smtp: Awaited<ReturnType<typeof startSmtpSink>>, email: string) {
+  const rc = await http(base, 'POST', '/v1/auth/request-code', undefined, { email });
+  if (rc.status !== 200) throw new Error(`request-code: ${rc.status}`);
+  const mail = await smtp.waitFor((m) => m.to.includes(email), 10_000);
+  const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
+  const v = await http(base, 'POST', '/v1/auth/verify-code', undefined, { email, code });
+  if (v.status !== 201) throw new Error(`verify-code: ${v.status}`);
+  return v.json.api_key as string;
+}
