@@ -35,7 +35,11 @@ export function outcomeOf(row: Claimed, r: SendResult): Outcome {
  * destination's health and verified flag, and the events `delivery.sent`, `delivery.dead`,
  * `destination.failing`. Returns whether anything was fanned out to system webhooks.
  */
-export async function settleDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<{ dispatched: number }> {
+export async function settleDelivery(
+  deps: Deps,
+  row: Claimed,
+  r: SendResult,
+): Promise<{ dispatched: number; retryAt: Date | null }> {
   const now = deps.now();
   const outcome = outcomeOf(row, r);
   const next =
@@ -61,7 +65,7 @@ export async function settleDelivery(deps: Deps, row: Claimed, r: SendResult): P
       })
       .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'sending'), eq(deliveries.attempts, row.attempts)))
       .returning({ id: deliveries.id });
-    if (!updated.length) return { dispatched: 0 }; // another worker took the row after our lease ran out
+    if (!updated.length) return { dispatched: 0, retryAt: null }; // another worker took the row after our lease ran out
     const subject = {
       delivery_id: row.id,
       submission_id: row.submission_id,
@@ -78,14 +82,14 @@ export async function settleDelivery(deps: Deps, row: Claimed, r: SendResult): P
         .where(eq(destinations.id, row.target_id));
       dispatched += (await appendEvent(tx, { orgId: row.org_id, type: 'delivery.sent', subject, data, now }))
         .dispatched;
-      return { dispatched };
+      return { dispatched, retryAt: null };
     }
     const [dest] = await tx
       .update(destinations)
       .set({ consecutiveFailures: sql`${destinations.consecutiveFailures} + 1` })
       .where(eq(destinations.id, row.target_id))
       .returning();
-    if (!dest) return { dispatched };
+    if (!dest) return { dispatched, retryAt: next };
     const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
     if (outcome === 'dead') {
       // Every death is in the log; system webhooks hear of it at most once an hour per destination.
@@ -115,19 +119,19 @@ export async function settleDelivery(deps: Deps, row: Claimed, r: SendResult): P
         dispatched += ev.dispatched;
       }
     }
-    return { dispatched };
+    return { dispatched, retryAt: next };
   });
 }
 
 /** Records one attempt of a system-webhook delivery; system webhooks raise no events (no loops). */
-export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<void> {
+export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<Date | null> {
   const now = deps.now();
   const outcome = outcomeOf(row, r);
   const next =
     outcome === 'failed'
       ? new Date(now.getTime() + backoffMs(row.attempts, deps.config.retryBaseMs, r.retry_after_ms))
       : null;
-  await deps.database.db.transaction(async (tx) => {
+  return deps.database.db.transaction(async (tx) => {
     const updated = await tx
       .update(systemWebhookDeliveries)
       .set({
@@ -146,7 +150,7 @@ export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult
         ),
       )
       .returning({ id: systemWebhookDeliveries.id });
-    if (!updated.length) return;
+    if (!updated.length) return null;
     await tx
       .update(systemWebhooks)
       .set(
@@ -158,5 +162,6 @@ export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult
             },
       )
       .where(eq(systemWebhooks.id, row.target_id));
+    return next;
   });
 }

@@ -64,6 +64,18 @@ export class Worker {
     setImmediate(() => void this.pump());
   }
 
+  /**
+   * Wakes this process when a retry it just scheduled falls due, so retries keep their backoff
+   * instead of waiting for the next tick (other processes still see the row on their tick).
+   */
+  private wakeAt(at: Date | null) {
+    if (!at || this.stopped) return;
+    const delay = at.getTime() - this.deps.now().getTime();
+    if (delay >= this.deps.config.workerTickMs) return; // the tick comes first anyway
+    const timer = setTimeout(() => this.wake(), Math.max(0, delay) + 5);
+    timer.unref();
+  }
+
   /** Plans closed digest periods, then wakes the pump if it planned any. */
   async digests() {
     if (this.stopped) return;
@@ -145,15 +157,16 @@ export class Worker {
             context: emptyContext(),
           })
         : failure('the system webhook was deleted or disabled', false);
-      await settleHookDelivery(this.deps, row, result);
+      this.wakeAt(await settleHookDelivery(this.deps, row, result));
       return;
     }
     const loaded = await loadDelivery(db, row);
     const result = loaded
       ? await adapterFor(loaded.dest.type)(this.adapterDeps, loaded.dest, loaded.msg)
       : failure('the destination was deleted', false);
-    const { dispatched } = await settleDelivery(this.deps, row, result);
+    const { dispatched, retryAt } = await settleDelivery(this.deps, row, result);
     if (dispatched) this.wake();
+    this.wakeAt(retryAt);
   }
 
   /**

@@ -254,7 +254,9 @@ describe('dead deliveries and destination health', () => {
   });
   afterAll(() => fast.close());
 
-  it('gives up after 10 webhook attempts: dead, payload kept, delivery.dead and destination.failing once', async () => {
+  it('gives up after 10 webhook attempts: dead, payload kept, delivery.dead and destination.failing once', {
+    timeout: 90_000,
+  }, async () => {
     const hook = await receiver(() => ({ status: 500, body: 'down' }));
     const form = await fast.api('POST', '/v1/forms', fastKey, { json: { name: 'Dead' } });
     const dest = await fast.api('POST', '/v1/destinations', fastKey, {
@@ -273,7 +275,7 @@ describe('dead deliveries and destination health', () => {
         const d = (await fast.api('GET', `/v1/deliveries/${id}`, fastKey)).json;
         return d.status === 'dead' ? d : null;
       },
-      30_000,
+      80_000,
     );
     expect(dead.attempts).toBe(10);
     expect(dead.payload).toMatchObject({ id, type: 'submission.received' });
