@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import postgres from 'postgres';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { type Database, openPglite, openPostgres } from '../../server/db/client.js';
@@ -41,7 +42,10 @@ export async function startTestApp(env: Record<string, string> = {}) {
     ...env,
   });
   const url = process.env.TEST_DATABASE_URL;
-  const database: Database = url ? await openPostgres(url, { max: 5 }) : await openPglite(null);
+  // On PostgreSQL each app gets a database of its own on that server (migrated from scratch), so a
+  // suite's worker never takes another suite's deliveries.
+  const own = url ? await createScratchDatabase(url) : null;
+  const database: Database = own ? await openPostgres(own.url, { max: 5 }) : await openPglite(null);
   const mailer = createMailer(config);
   const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-files-'));
   let wakes = 0;
@@ -121,8 +125,33 @@ export async function startTestApp(env: Record<string, string> = {}) {
       await outbound.close();
       mailer.close();
       await database.close();
+      await own?.drop();
       await smtp.close();
       fs.rmSync(filesDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh database next to the one TEST_DATABASE_URL names; drop() removes it. */
+async function createScratchDatabase(url: string) {
+  const name = `${new URL(url).pathname.slice(1) || 'formsvc'}_${crypto.randomBytes(5).toString('hex')}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  return {
+    url: scratch.toString(),
+    async drop() {
+      const a = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await a.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await a.end();
+      }
     },
   };
 }
