@@ -7,6 +7,7 @@ import { destinations, organizations, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { isBlockedAddress } from '../worker/ssrf.js';
 import { limitsOf } from './orgs.js';
 
 export type DestinationRow = typeof destinations.$inferSelect;
@@ -37,37 +38,17 @@ export function presentDestination(d: DestinationRow) {
   };
 }
 
-// SSRF guard: literal addresses that must not be reached from a production server.
-const PRIVATE = new net.BlockList();
-for (const [addr, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  PRIVATE.addSubnet(addr, bits, 'ipv4');
-}
-for (const [addr, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-] as const) {
-  PRIVATE.addSubnet(addr, bits, 'ipv6');
-}
-
-/** True for "localhost" names and literal loopback, private, link-local or unspecified IPs (v4-mapped too). */
+/**
+ * True for "localhost" names and literal non-public IPs (the SSRF guard's ranges), refused at create
+ * time in production; names are checked again on their resolved address at connect time.
+ */
 export function isPrivateHost(hostname: string): boolean {
   const host = hostname
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '')
     .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const family = net.isIP(host);
-  return family !== 0 && PRIVATE.check(host, family === 6 ? 'ipv6' : 'ipv4');
+  return net.isIP(host) !== 0 && isBlockedAddress(host);
 }
 
 const invalid = (message: string, issues: { path: string; message: string }[], hint?: string) =>

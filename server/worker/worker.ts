@@ -3,7 +3,7 @@ import { deliveries, systemWebhookDeliveries } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
 import { adapterFor } from './adapters/index.js';
 import { webhookAdapter } from './adapters/webhook.js';
-import { type Claimed, claimDeliveries, claimHookDeliveries } from './claim.js';
+import { type Claimed, claim } from './claim.js';
 import { planDigests } from './digest.js';
 import { loadDelivery, loadHook } from './message.js';
 import { settleDelivery, settleHookDelivery } from './settle.js';
@@ -118,10 +118,7 @@ export class Worker {
         busy,
         leaseMs: config.workerLeaseMs,
       };
-      const rows =
-        kind === 'delivery'
-          ? await claimDeliveries(this.deps.database, opts)
-          : await claimHookDeliveries(this.deps.database, opts);
+      const rows = await claim(this.deps.database, kind, opts);
       for (const row of rows) this.run(kind, row);
       if (rows.length < free) return;
     }
