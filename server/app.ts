@@ -10,6 +10,7 @@ import { ApiError, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
 import { registerAuth } from './routes/auth.js';
 import { registerDeliveries } from './routes/deliveries.js';
+import { registerDrift } from './routes/drift.js';
 import { registerEvents } from './routes/events.js';
 import { registerForms } from './routes/forms.js';
 import { registerIntake } from './routes/intake.js';
@@ -106,6 +107,7 @@ export function buildApp(deps: Deps) {
   registerEvents(app);
   registerWebhooks(app);
   registerSchemas(app);
+  registerDrift(app);
 
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',

@@ -5,9 +5,10 @@ import { attachments, deliveries, forms, organizations, submissions } from '../d
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
+import { recordDrift } from '../schemas/drift.js';
 import { monthStart } from '../services/me.js';
 import { limitsOf } from '../services/orgs.js';
-import { intakeSchemaCheck } from '../services/schemas.js';
+import { type IntakeSchemaResult, intakeSchemaCheck } from '../services/schemas.js';
 import {
   type Control,
   canonicalOrigin,
@@ -164,9 +165,12 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
     if (!check.ok) verdict = { status: 'quarantined', reason: 'turnstile_failed' };
   }
   let issues: unknown[] | null = null;
+  // Only what reaches the schema step is compared: spam, rejected origins, rate-limited floods and
+  // failed challenges raise no drift.
+  let schema: IntakeSchemaResult | null = null;
   if (verdict.status === 'received') {
-    const violation = await intakeSchemaCheck(db, form, data);
-    if (violation) ({ verdict, issues } = violation);
+    schema = await intakeSchemaCheck(db, form, data);
+    if (schema?.violation) ({ verdict, issues } = schema.violation);
   }
   if (verdict.status === 'received' && !control.test && (await overQuota(deps, org, now))) {
     verdict = { status: 'quarantined', reason: 'over_quota' };
@@ -238,6 +242,22 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
         })),
       );
     }
+    let dispatched = 0;
+    if (schema?.drift.length && v.reason !== 'rate_limited') {
+      const drift = await recordDrift(tx, {
+        orgId: org.id,
+        formId: form.id,
+        submissionId: id,
+        schemaVersion: schema.version,
+        findings: schema.drift,
+        now,
+      });
+      dispatched += drift.dispatched;
+      if (drift.refs.length) {
+        await tx.update(submissions).set({ drift: drift.refs }).where(eq(submissions.id, id));
+        submission.drift = drift.refs;
+      }
+    }
     const planned = paused
       ? []
       : await planDeliveries(tx, {
@@ -248,7 +268,6 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
         });
     const eventType =
       v.status === 'received' ? 'submission.received' : v.status === 'quarantined' ? 'submission.quarantined' : null;
-    let dispatched = 0;
     if (eventType) {
       const appended = await appendEvent(tx, {
         orgId: org.id,
@@ -262,7 +281,7 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
         },
         now,
       });
-      dispatched = appended.dispatched;
+      dispatched += appended.dispatched;
     }
     return { submission, planned, retryAfter: wait, dispatched };
   });

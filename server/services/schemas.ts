@@ -7,6 +7,7 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { pageOf } from '../http/pagination.js';
 import type { Verdict } from '../intake/checks.js';
+import { closeOpenDrift, compareToSchema, type DriftFinding } from '../schemas/drift.js';
 import { compileOrThrow, rememberValidator, type SchemaIssue, validateData } from '../schemas/validate.js';
 import { getFormRow } from './forms.js';
 
@@ -97,6 +98,8 @@ export async function publishSchema(
       .update(forms)
       .set({ currentSchemaVersion: version, updatedAt: now })
       .where(and(eq(forms.id, formId), eq(forms.orgId, actor.orgId)));
+    // The new version answers every open drift of the old one.
+    await closeOpenDrift(tx, formId, 'schema_published', now);
     const event = await appendEvent(tx, {
       orgId: actor.orgId,
       type: 'form.schema.changed',
@@ -165,27 +168,38 @@ export async function publicSchema(deps: Deps, formId: string) {
   return { form_id: form.id, version: row.version, json_schema: row.jsonSchema, ui: row.ui as Ui };
 }
 
+/** What the intake's schema step found: the version compared with, a violation to quarantine, drift. */
+export interface IntakeSchemaResult {
+  version: number;
+  violation: { verdict: Verdict; issues: SchemaIssue[] } | null;
+  drift: DriftFinding[];
+}
+
 /**
- * The intake's schema check: enforce and managed forms with a current version validate the data;
- * a violation is a schema_violation quarantine with the validator's issues. Observe never blocks.
- * A stored version that no longer compiles quarantines too (nothing is lost; the issue says why).
+ * The intake's schema step, one read of the current version for both of its jobs. Every mode
+ * compares the data's top level with the schema (drift findings; observe never blocks). Enforce
+ * and managed also validate: a violation is a schema_violation quarantine with the validator's
+ * issues. A stored version that no longer compiles quarantines too (nothing is lost; the issue says
+ * why). Null when the form has no current schema.
  */
 export async function intakeSchemaCheck(
   db: Db,
   form: FormRow,
   data: Record<string, unknown>,
-): Promise<{ verdict: Verdict; issues: SchemaIssue[] } | null> {
+): Promise<IntakeSchemaResult | null> {
   const version = form.currentSchemaVersion;
-  if (version === null || (form.schemaMode !== 'enforce' && form.schemaMode !== 'managed')) return null;
+  if (version === null) return null;
   const row = await versionRow(db, form.orgId, form.id, version);
   if (!row) return null;
+  const drift = compareToSchema(row.jsonSchema, data);
+  if (form.schemaMode !== 'enforce' && form.schemaMode !== 'managed') return { version, violation: null, drift };
   let issues: SchemaIssue[];
   try {
     const result = validateData(form.id, version, row.jsonSchema, data);
-    if (result.valid) return null;
+    if (result.valid) return { version, violation: null, drift };
     issues = result.issues;
   } catch (err) {
     issues = [{ path: '(schema)', message: `schema version ${version} does not compile: ${(err as Error).message}` }];
   }
-  return { verdict: { status: 'quarantined', reason: 'schema_violation' }, issues };
+  return { version, violation: { verdict: { status: 'quarantined', reason: 'schema_violation' }, issues }, drift };
 }

@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { responseBody } from '../storage.js';
 import { deliveriesOfSubmission } from './deliveries.js';
+import { driftOfSubmission } from './drift.js';
 import { getFormRow } from './forms.js';
 
 export type SubmissionRow = typeof submissions.$inferSelect;
@@ -109,7 +110,7 @@ export async function submissionDetail(deps: Deps, actor: Actor, id: string) {
     ...presentSubmission(row),
     attachments: files.map((a) => presentAttachment(deps, a)),
     deliveries: await deliveriesOfSubmission(db, actor.orgId, id),
-    drift: [] as Record<string, unknown>[],
+    drift: await driftOfSubmission(db, actor.orgId, row.drift),
     issues: row.issues ?? null,
   };
 }

@@ -2,6 +2,7 @@ import { authOps } from './auth.js';
 import type { Operation } from './common.js';
 import { deliveryOps } from './deliveries.js';
 import { destinationOps } from './destinations.js';
+import { driftOps } from './drift.js';
 import { eventOps } from './events.js';
 import { formOps } from './forms.js';
 import { intakeOps } from './intake.js';
@@ -31,6 +32,7 @@ export const ops = {
   events: eventOps,
   webhooks: webhookOps,
   schemas: schemaOps,
+  drift: driftOps,
   system: systemOps,
 };
 

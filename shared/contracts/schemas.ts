@@ -44,8 +44,51 @@ export const PublishSchemaBody = z
     json_schema: JsonSchema,
     ui: SchemaUi.optional(),
     changelog: z.string().max(2000).optional(),
+    inferred: z.boolean().optional().meta({
+      description: 'true when publishing a draft from POST /v1/forms/{id}/schema/infer (the draft carries it)',
+    }),
   })
   .meta({ id: 'PublishSchemaBody' });
+
+export const InferSchemaBody = z
+  .strictObject({
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({ description: 'newest submissions to read, default 200' }),
+    include_test: z.boolean().optional().meta({ description: 'also read _test submissions (default false)' }),
+  })
+  .meta({ id: 'InferSchemaBody' });
+
+export const InferredField = z
+  .object({
+    name: z.string(),
+    types: z.array(z.string()).meta({ description: 'JSON types seen (integer when every number was whole)' }),
+    presence: z.number().min(0).max(1).meta({
+      description: 'share of samples with a non-empty value; >= 0.95 makes the field required',
+    }),
+    format: z.string().optional().meta({ description: 'email, date-time, date or uri when every string sample fits' }),
+    enum: z.array(z.string()).optional().meta({ description: 'the closed set of values, when small and repeated' }),
+  })
+  .meta({ id: 'InferredField' });
+
+export const InferredSchema = z
+  .object({
+    draft: z
+      .object({
+        json_schema: JsonSchema,
+        ui: SchemaUi,
+        changelog: z.string(),
+        inferred: z.literal(true),
+      })
+      .meta({ description: 'POST it unchanged to /v1/forms/{id}/schema to publish it (after review)' }),
+    sample_size: z.number().int().min(1),
+    fields: z.array(InferredField),
+  })
+  .meta({ id: 'InferredSchema' });
 
 export const PublicSchema = z
   .object({ form_id: z.string(), version: z.number().int(), json_schema: JsonSchema, ui: SchemaUi })

@@ -1,5 +1,6 @@
 import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
 import { Delivery } from './deliveries.js';
+import { DriftEvent } from './drift.js';
 
 export const SUBMISSION_STATUSES = ['received', 'quarantined', 'spam'] as const;
 export const QUARANTINE_REASONS = [
@@ -47,7 +48,9 @@ export const SubmissionAttachment = z
 export const SubmissionDetail = Submission.extend({
   attachments: z.array(SubmissionAttachment),
   deliveries: z.array(Delivery).meta({ description: 'deliveries of this submission, oldest first' }),
-  drift: z.array(z.record(z.string(), z.unknown())).meta({ description: 'drift raised by this submission' }),
+  drift: z.array(DriftEvent).meta({
+    description: 'the drift events this submission opened or counted into (their current state)',
+  }),
   issues: z
     .array(z.unknown())
     .nullable()
