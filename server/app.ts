@@ -20,6 +20,7 @@ import { registerProjects } from './routes/projects.js';
 import { registerQuickstart } from './routes/quickstart.js';
 import { registerRouting } from './routes/routing.js';
 import { registerSchemas } from './routes/schemas.js';
+import { registerStreams } from './routes/streams.js';
 import { registerSubmissions } from './routes/submissions.js';
 import { registerSystem } from './routes/system.js';
 import { registerWebhooks } from './routes/webhooks.js';
@@ -108,6 +109,7 @@ export function buildApp(deps: Deps) {
   registerWebhooks(app);
   registerSchemas(app);
   registerDrift(app);
+  registerStreams(app);
 
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',

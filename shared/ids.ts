@@ -24,6 +24,8 @@ export const ID_PREFIX = {
   emailCode: 'ec',
   membership: 'mem',
   formSchema: 'fsv',
+  streamSchema: 'ssv',
+  streamSource: 'src',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

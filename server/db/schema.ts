@@ -362,3 +362,63 @@ export const driftEvents = pgTable(
     uniqueIndex('drift_events_open').on(t.formId, t.field, t.kind).where(sql`status = 'open'`),
   ],
 );
+
+/** Streams: many forms under one versioned output schema. */
+export const streams = pgTable(
+  'streams',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    currentSchemaVersion: integer('current_schema_version'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('streams_org_slug').on(t.orgId, t.slug), index('streams_org').on(t.orgId, t.id)],
+);
+
+/** Immutable stream schema versions, like form_schemas. */
+export const streamSchemas = pgTable(
+  'stream_schemas',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    streamId: text('stream_id').notNull(),
+    version: integer('version').notNull(),
+    jsonSchema: jsonb('json_schema').$type<Record<string, unknown>>().notNull(),
+    ui: jsonb('ui').$type<Record<string, unknown>>().notNull().default({}),
+    changelog: text('changelog').notNull().default(''),
+    inferred: boolean('inferred').notNull().default(false),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('stream_schemas_stream_version').on(t.streamId, t.version)],
+);
+
+/**
+ * A stream's sources: one form (form_id) or a selector (`tag:<tag>`, `project:<id>`) matched when a
+ * submission arrives, so forms created or tagged later feed the stream too. mapping_status and missing
+ * are re-validated whenever the stream publishes a version (stream_schema_version says which).
+ */
+export const streamSources = pgTable(
+  'stream_sources',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    streamId: text('stream_id').notNull(),
+    formId: text('form_id'),
+    selector: text('selector'),
+    mapping: jsonb('mapping').$type<Record<string, Record<string, unknown>>>().notNull(),
+    mappingStatus: text('mapping_status').notNull(),
+    missing: jsonb('missing').$type<string[]>().notNull().default([]),
+    streamSchemaVersion: integer('stream_schema_version').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('stream_sources_stream').on(t.streamId, t.id),
+    index('stream_sources_org').on(t.orgId),
+    uniqueIndex('stream_sources_stream_form').on(t.streamId, t.formId).where(sql`form_id is not null`),
+    uniqueIndex('stream_sources_stream_selector').on(t.streamId, t.selector).where(sql`selector is not null`),
+  ],
+);

@@ -1,13 +1,14 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { deliveries, destinations, routes } from '../db/schema.js';
+import { deliveries, destinations, routes, streamSources, streams } from '../db/schema.js';
+import { applyMapping, type Mapping, pickSource, selectorsOf } from '../streams/mapping.js';
 
 export const MAX_ATTEMPTS: Record<string, number> = { webhook: 10, email: 8, telegram: 8, slack: 8, discord: 8 };
 
 export interface PlanInput {
   orgId: string;
-  form: { id: string; slug: string };
+  form: { id: string; slug: string; tags: string[]; projectId: string };
   submission: {
     id: string;
     status: string;
@@ -50,20 +51,89 @@ export function instantPayload(deliveryId: string, input: PlanInput) {
   };
 }
 
+/** What a stream route delivers: the mapped data, the stream, and the version the mapping was validated against. */
+interface StreamView {
+  stream: { id: string; slug: string };
+  version: number;
+  data: Record<string, unknown>;
+  extras: Record<string, unknown>;
+}
+
+/** The payload of a stream route's delivery: the instant payload with the stream's view of the data. */
+export function streamPayload(deliveryId: string, input: PlanInput, view: StreamView) {
+  return {
+    ...instantPayload(deliveryId, input),
+    schema_version: view.version,
+    stream: view.stream,
+    data: view.data,
+    extras: view.extras,
+  };
+}
+
 /**
- * Plans one delivery per applicable route of the form, inside the intake transaction:
- * disabled routes plan nothing, digest routes are collected per period later,
- * window and quality rules plan a `skipped` row, everything else is `pending` and due now.
+ * The enabled routes of every stream the form feeds, each with the form's mapped data. One
+ * statement reads the sources (explicit form_id or a matching tag:/project: selector), their
+ * mappings and validated versions, the streams and their routes: a stream publish commits its
+ * version and re-validated sources together, so this never sees half of one.
+ */
+async function streamRoutes(tx: Db, input: PlanInput) {
+  const rows = await tx
+    .select({
+      route: routes,
+      type: destinations.type,
+      slug: streams.slug,
+      source: {
+        id: streamSources.id,
+        formId: streamSources.formId,
+        selector: streamSources.selector,
+        mapping: streamSources.mapping,
+        version: streamSources.streamSchemaVersion,
+      },
+    })
+    .from(streamSources)
+    .innerJoin(streams, eq(streams.id, streamSources.streamId))
+    .innerJoin(routes, and(eq(routes.streamId, streamSources.streamId), eq(routes.enabled, true)))
+    .innerJoin(destinations, eq(destinations.id, routes.destinationId))
+    .where(
+      and(
+        eq(streamSources.orgId, input.orgId),
+        or(
+          eq(streamSources.formId, input.form.id),
+          and(isNotNull(streamSources.selector), inArray(streamSources.selector, selectorsOf(input.form))),
+        ),
+      ),
+    );
+  const byRoute = new Map<string, typeof rows>();
+  for (const row of rows) byRoute.set(row.route.id, [...(byRoute.get(row.route.id) ?? []), row]);
+  return [...byRoute.values()].map((candidates) => {
+    const source = pickSource(
+      candidates.map((c) => c.source),
+      input.form,
+    ) as (typeof candidates)[number]['source'];
+    const { route, type, slug } = candidates[0];
+    const mapped = applyMapping(source.mapping as Mapping, input.submission.data);
+    const view: StreamView = { stream: { id: route.streamId as string, slug }, version: source.version, ...mapped };
+    return { route, type, view };
+  });
+}
+
+/**
+ * Plans one delivery per applicable route of the form and of every stream it feeds, inside the
+ * intake transaction: disabled routes plan nothing, digest routes are collected per period later,
+ * window and quality rules plan a `skipped` row, everything else is `pending` and due now. A stream
+ * delivery's payload is mapped now and kept: a later publish or mapping change never rewrites it.
  */
 export async function planDeliveries(tx: Db, input: PlanInput) {
-  const rows = await tx
+  const direct = await tx
     .select({ route: routes, type: destinations.type })
     .from(routes)
     .innerJoin(destinations, eq(destinations.id, routes.destinationId))
     .where(and(eq(routes.orgId, input.orgId), eq(routes.formId, input.form.id), eq(routes.enabled, true)));
+  const viaStreams = await streamRoutes(tx, input);
+  const rows: { route: Route; type: string; view?: StreamView }[] = [...direct, ...viaStreams];
   const planned = rows
     .filter(({ route }) => route.mode.type !== 'digest')
-    .map(({ route, type }) => {
+    .map(({ route, type, view }) => {
       const id = newId('delivery');
       const skip = skipReason(route, input.submission.status, input.now);
       return {
@@ -77,7 +147,8 @@ export async function planDeliveries(tx: Db, input: PlanInput) {
         skipReason: skip,
         maxAttempts: MAX_ATTEMPTS[type] ?? 8,
         nextAttemptAt: skip ? null : input.now,
-        payload: instantPayload(id, input),
+        schemaVersion: view?.version ?? null,
+        payload: view ? streamPayload(id, input, view) : instantPayload(id, input),
         createdAt: input.now,
       };
     });

@@ -1,16 +1,50 @@
 /** Embed snippets and the verify curl for a form, with its submit URL baked in. Pasted as is, they work. */
+import { humanize } from '../schemas/infer.js';
 
+// Braces too: the astro snippet reuses the HTML, and Astro reads `{…}` in markup as an expression.
 const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+    .replace(/\{/g, '&#123;')
+    .replace(/\}/g, '&#125;');
+
+export type EmbedFieldType =
+  | 'text'
+  | 'email'
+  | 'textarea'
+  | 'number'
+  | 'checkbox'
+  | 'select'
+  | 'url'
+  | 'date'
+  | 'datetime-local'
+  | 'tel';
+
+export interface EmbedOption {
+  value: string;
+  label: string;
+}
 
 export interface EmbedField {
   name: string;
   label: string;
-  type: 'text' | 'email' | 'textarea' | 'number' | 'checkbox' | 'select' | 'url' | 'date' | 'tel';
+  type: EmbedFieldType;
   required: boolean;
   placeholder?: string;
   help?: string;
-  options?: string[];
+  options?: EmbedOption[];
+  /** number inputs: from minimum / maximum; step "any" when fractions are valid. */
+  min?: number;
+  max?: number;
+  step?: 'any';
+  /** text-like inputs: from minLength / maxLength / pattern (already anchored for HTML). */
+  minlength?: number;
+  maxlength?: number;
+  pattern?: string;
 }
 
 export const DEFAULT_FIELDS: EmbedField[] = [
@@ -19,36 +53,281 @@ export const DEFAULT_FIELDS: EmbedField[] = [
   { name: 'message', label: 'Message', type: 'textarea', required: true },
 ];
 
-function htmlField(f: EmbedField): string {
-  const id = `f-${f.name.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+const TEXT_LIKE = new Set<EmbedFieldType>(['text', 'email', 'url', 'tel', 'textarea']);
+/** HTML's pattern attribute applies to these (not textarea). */
+const PATTERN_TYPES = new Set<EmbedFieldType>(['text', 'email', 'url', 'tel']);
+
+const WIDGETS: Record<string, EmbedFieldType> = {
+  text: 'text',
+  email: 'email',
+  textarea: 'textarea',
+  number: 'number',
+  checkbox: 'checkbox',
+  select: 'select',
+  url: 'url',
+  date: 'date',
+  'datetime-local': 'datetime-local',
+  tel: 'tel',
+  // Aliases people write in ui hints; radio is rendered as the equivalent single choice.
+  radio: 'select',
+  datetime: 'datetime-local',
+  'date-time': 'datetime-local',
+  uri: 'url',
+  phone: 'tel',
+};
+
+const FORMAT_TYPES: Record<string, EmbedFieldType> = {
+  email: 'email',
+  uri: 'url',
+  date: 'date',
+  'date-time': 'datetime-local',
+};
+
+type Obj = Record<string, unknown>;
+/** Own keys only: a widget or format named "constructor" must not find Object's. */
+const lookup = <T>(table: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** The first non-null JSON type a property declares. */
+function typeOf(prop: Obj): string | undefined {
+  const types = ([] as unknown[]).concat(prop.type ?? []);
+  return types.find((t): t is string => typeof t === 'string' && t !== 'null');
+}
+
+/** format, or the format of an anyOf/oneOf branch (inferred drafts write `anyOf [{format}, {const: ""}]`). */
+function formatOf(prop: Obj): string | undefined {
+  if (typeof prop.format === 'string') return prop.format;
+  for (const key of ['anyOf', 'oneOf']) {
+    const branches = prop[key];
+    if (!Array.isArray(branches)) continue;
+    const found = branches.find((b) => isObj(b) && typeof b.format === 'string') as Obj | undefined;
+    if (found) return found.format as string;
+  }
+  return undefined;
+}
+
+function optionsOf(prop: Obj, hint: Obj): EmbedOption[] {
+  if (Array.isArray(hint.options)) {
+    return hint.options.flatMap((o): EmbedOption[] => {
+      if (isObj(o)) {
+        if (!['string', 'number', 'boolean'].includes(typeof o.value)) return [];
+        const value = String(o.value);
+        return [{ value, label: str(o.label) ?? value }];
+      }
+      return ['string', 'number', 'boolean'].includes(typeof o) ? [{ value: String(o), label: String(o) }] : [];
+    });
+  }
+  if (!Array.isArray(prop.enum)) return [];
+  // Blank and null members only make the field optional; they are not choices.
+  return prop.enum
+    .filter((v) => v !== '' && ['string', 'number', 'boolean'].includes(typeof v))
+    .map((v) => ({ value: String(v), label: String(v) }));
+}
+
+function typeFor(prop: Obj, hint: Obj, options: EmbedOption[]): EmbedFieldType {
+  const widget = typeof hint.widget === 'string' ? lookup(WIDGETS, hint.widget.toLowerCase()) : undefined;
+  // A select needs choices; without any the derived control is the better one.
+  if (widget && (widget !== 'select' || options.length)) return widget;
+  if (options.length) return 'select';
+  const type = typeOf(prop);
+  if (type === 'boolean') return 'checkbox';
+  if (type === 'integer' || type === 'number') return 'number';
+  const byFormat = lookup(FORMAT_TYPES, formatOf(prop) ?? '');
+  if (byFormat) return byFormat;
+  if ((num(prop.maxLength) ?? 0) > 200) return 'textarea';
+  return 'text';
+}
+
+/**
+ * JSON Schema patterns match anywhere in the value; HTML's pattern attribute must match all of it.
+ * Fully anchored patterns stay as written, others are padded to a substring match.
+ */
+function htmlPattern(p: string): string {
+  return p.startsWith('^') && p.endsWith('$') && !p.endsWith('\\$') ? p : `.*(?:${p}).*`;
+}
+
+/**
+ * Form controls from a schema version: one per property of the root, ordered by ui.order (fields
+ * without one follow, by name). The label, placeholder, help, options and widget come from
+ * the ui hints; otherwise the label is the humanized name, options are the schema's enum and the
+ * control is derived from type and format. required, min/max, minlength/maxlength and pattern come
+ * from the schema. Control fields (a leading "_") are left out: intake never stores them as data.
+ */
+export function fieldsFromSchema(jsonSchema: unknown, ui: unknown): EmbedField[] {
+  const schema = isObj(jsonSchema) ? jsonSchema : {};
+  const props = isObj(schema.properties) ? schema.properties : {};
+  const hints = isObj(ui) ? ui : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const names = Object.keys(props).filter((n) => !n.startsWith('_'));
+  const rank = (n: string) => num((isObj(hints[n]) ? hints[n] : {}).order) ?? Number.POSITIVE_INFINITY;
+  // Fields without an order follow by name: stored schemas (jsonb) do not keep their key order.
+  names.sort((a, b) => {
+    const ra = rank(a);
+    const rb = rank(b);
+    if (ra !== rb) return ra < rb ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+  return names.map((name) => {
+    const prop = isObj(props[name]) ? props[name] : {};
+    const hint = isObj(hints[name]) ? hints[name] : {};
+    const options = optionsOf(prop, hint);
+    const type = typeFor(prop, hint, options);
+    const field: EmbedField = { name, label: str(hint.label) ?? humanize(name), type, required: required.has(name) };
+    const placeholder = str(hint.placeholder);
+    if (placeholder) field.placeholder = placeholder;
+    const help = str(hint.help);
+    if (help) field.help = help;
+    if (type === 'select') field.options = options;
+    if (type === 'number') {
+      field.min = num(prop.minimum);
+      field.max = num(prop.maximum);
+      if (typeOf(prop) !== 'integer') field.step = 'any';
+    }
+    if (TEXT_LIKE.has(type)) {
+      field.minlength = num(prop.minLength);
+      field.maxlength = num(prop.maxLength);
+    }
+    if (PATTERN_TYPES.has(type) && typeof prop.pattern === 'string') field.pattern = htmlPattern(prop.pattern);
+    for (const k of Object.keys(field) as (keyof EmbedField)[]) if (field[k] === undefined) delete field[k];
+    return field;
+  });
+}
+
+/** Unique element ids (label for= and aria-describedby need them unique): "a b" and "a-b" differ. */
+function controlIds(fields: EmbedField[]): string[] {
+  const used = new Set<string>();
+  return fields.map((f) => {
+    const base = `f-${f.name.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+    let id = base;
+    for (let i = 2; used.has(id); i += 1) id = `${base}-${i}`;
+    used.add(id);
+    return id;
+  });
+}
+
+/** The optional attributes of a control, in one order for HTML and JSX. */
+function constraints(f: EmbedField): [string, string | number][] {
+  const out: [string, string | number][] = [];
+  if (f.placeholder && f.type !== 'select' && f.type !== 'checkbox') out.push(['placeholder', f.placeholder]);
+  if (f.min !== undefined) out.push(['min', f.min]);
+  if (f.max !== undefined) out.push(['max', f.max]);
+  if (f.step) out.push(['step', f.step]);
+  if (f.minlength !== undefined) out.push(['minlength', f.minlength]);
+  if (f.maxlength !== undefined) out.push(['maxlength', f.maxlength]);
+  if (f.pattern) out.push(['pattern', f.pattern]);
+  return out;
+}
+
+/** A required select opens on an empty choice, so the browser makes the visitor pick one. */
+const blankOption = (f: EmbedField) => (f.required ? (f.placeholder ?? 'Choose…') : null);
+
+function htmlField(f: EmbedField, id: string): string {
+  const attrs = constraints(f)
+    .map(([k, v]) => ` ${k}="${esc(String(v))}"`)
+    .join('');
   const req = f.required ? ' required' : '';
-  const ph = f.placeholder ? ` placeholder="${esc(f.placeholder)}"` : '';
   const help = f.help ? `\n    <small id="${id}-help">${esc(f.help)}</small>` : '';
   const described = f.help ? ` aria-describedby="${id}-help"` : '';
+  const common = `id="${id}" name="${esc(f.name)}"`;
   let control: string;
   if (f.type === 'textarea') {
-    control = `<textarea id="${id}" name="${esc(f.name)}"${ph}${req}${described}></textarea>`;
+    control = `<textarea ${common}${attrs}${req}${described}></textarea>`;
   } else if (f.type === 'select') {
-    const opts = (f.options ?? []).map((o) => `<option value="${esc(o)}">${esc(o)}</option>`).join('');
-    control = `<select id="${id}" name="${esc(f.name)}"${req}${described}>${opts}</select>`;
+    const blank = blankOption(f);
+    const opts = [
+      ...(blank === null ? [] : [`<option value="">${esc(blank)}</option>`]),
+      ...(f.options ?? []).map((o) => `<option value="${esc(o.value)}">${esc(o.label)}</option>`),
+    ].join('');
+    control = `<select ${common}${req}${described}>${opts}</select>`;
   } else if (f.type === 'checkbox') {
-    control = `<input id="${id}" type="checkbox" name="${esc(f.name)}" value="true"${req}${described}>`;
+    control = `<input ${common} type="checkbox" value="true"${req}${described}>`;
   } else {
-    control = `<input id="${id}" type="${f.type}" name="${esc(f.name)}"${ph}${req}${described}>`;
+    control = `<input ${common} type="${f.type}"${attrs}${req}${described}>`;
   }
   return `  <p>\n    <label for="${id}">${esc(f.label)}</label>\n    ${control}${help}\n  </p>`;
 }
 
+const JSX_NAMES: Record<string, string> = { minlength: 'minLength', maxlength: 'maxLength' };
+
+/**
+ * A JSX attribute. JSX string attributes have no escapes (only entities), so a value with `"` or `&`
+ * goes in an expression container as a JS string literal instead.
+ */
+function jsx(k: string, v: string | number): string {
+  const name = JSX_NAMES[k] ?? k;
+  if (typeof v === 'number') return ` ${name}={${v}}`;
+  return /["&]/.test(v) ? ` ${name}={${JSON.stringify(v)}}` : ` ${name}="${v}"`;
+}
+
+/** JSX text: plain when nothing in it is markup, an expression otherwise. */
+const jsxText = (s: string) => (/[{}<>&]/.test(s) || s.trim() !== s ? `{${JSON.stringify(s)}}` : s);
+
+function reactField(f: EmbedField, id: string): string[] {
+  const attrs = constraints(f)
+    .map(([k, v]) => jsx(k, v))
+    .join('');
+  const req = f.required ? ' required' : '';
+  const described = f.help ? jsx('aria-describedby', `${id}-help`) : '';
+  const common = `${jsx('id', id)}${jsx('name', f.name)}`.trimStart();
+  let control: string;
+  if (f.type === 'textarea') {
+    control = `<textarea ${common}${attrs}${req}${described} />`;
+  } else if (f.type === 'select') {
+    const blank = blankOption(f);
+    const opts = [
+      ...(blank === null ? [] : [`<option value="">${jsxText(blank)}</option>`]),
+      ...(f.options ?? []).map((o) => `<option${jsx('value', o.value)}>${jsxText(o.label)}</option>`),
+    ].join('');
+    control = `<select ${common}${req}${described}>${opts}</select>`;
+  } else if (f.type === 'checkbox') {
+    control = `<input ${common} type="checkbox" value="true"${req}${described} />`;
+  } else {
+    control = `<input ${common} type="${f.type}"${attrs}${req}${described} />`;
+  }
+  return [
+    `      <label${jsx('htmlFor', id)}>${jsxText(f.label)}</label>`,
+    `      ${control}`,
+    ...(f.help ? [`      <small${jsx('id', `${id}-help`)}>${jsxText(f.help)}</small>`] : []),
+  ];
+}
+
+/** A value the field accepts, for the fetch example. */
+function sampleValue(f: EmbedField): unknown {
+  switch (f.type) {
+    case 'email':
+      return 'ada@example.com';
+    case 'number':
+      return f.min ?? (f.max !== undefined && f.max < 1 ? f.max : 1);
+    case 'checkbox':
+      return true;
+    case 'select':
+      return f.options?.[0]?.value ?? `example ${f.name}`;
+    case 'url':
+      return 'https://example.com';
+    case 'date':
+      return '2025-01-31';
+    case 'datetime-local':
+      return '2025-01-31T09:30:00Z';
+    case 'tel':
+      return '+1 555 0100';
+    default:
+      return f.name === 'email' ? 'ada@example.com' : `example ${f.name}`;
+  }
+}
+
 export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIELDS, honeypot = '_gotcha') {
-  const names = fields.map((f) => f.name);
+  const ids = controlIds(fields);
   const html = [
     `<form action="${esc(submitUrl)}" method="POST">`,
-    ...fields.map(htmlField),
+    ...fields.map((f, i) => htmlField(f, ids[i])),
     `  <input type="text" name="${esc(honeypot)}" tabindex="-1" autocomplete="off" style="display:none" aria-hidden="true">`,
     '  <button type="submit">Send</button>',
     '</form>',
   ].join('\n');
-  const sample = Object.fromEntries(names.map((n) => [n, n === 'email' ? 'ada@example.com' : `example ${n}`]));
+  const sample = Object.fromEntries(fields.map((f) => [f.name, sampleValue(f)]));
   const fetchSnippet = [
     `const res = await fetch(${JSON.stringify(submitUrl)}, {`,
     "  method: 'POST',",
@@ -73,12 +352,8 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
     "  if (state === 'sent') return <p>Thank you!</p>;",
     '  return (',
     '    <form onSubmit={onSubmit}>',
-    ...fields.map((f) =>
-      f.type === 'textarea'
-        ? `      <label>${esc(f.label)} <textarea name=${JSON.stringify(f.name)}${f.required ? ' required' : ''} /></label>`
-        : `      <label>${esc(f.label)} <input type=${JSON.stringify(f.type === 'select' ? 'text' : f.type)} name=${JSON.stringify(f.name)}${f.required ? ' required' : ''} /></label>`,
-    ),
-    `      <input type="text" name=${JSON.stringify(honeypot)} tabIndex={-1} autoComplete="off" style={{ display: 'none' }} />`,
+    ...fields.flatMap((f, i) => reactField(f, ids[i])),
+    `      <input type="text"${jsx('name', honeypot)} tabIndex={-1} autoComplete="off" style={{ display: 'none' }} aria-hidden="true" />`,
     '      <button type="submit" disabled={state === \'sending\'}>Send</button>',
     '      {state === \'error\' && <p role="alert">Sending failed, please try again.</p>}',
     '    </form>',

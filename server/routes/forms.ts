@@ -3,7 +3,7 @@ import { formOps } from '../../shared/contracts/forms.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import { buildEmbed } from '../present/embed.js';
+import { buildEmbed, DEFAULT_FIELDS, fieldsFromSchema } from '../present/embed.js';
 import {
   createForm,
   deleteForm,
@@ -13,6 +13,7 @@ import {
   submitUrl,
   updateForm,
 } from '../services/forms.js';
+import { currentSchemaRow } from '../services/schemas.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.list, async (c) => {
@@ -40,6 +41,10 @@ export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.embed, async (c) => {
     const deps = c.get('deps');
     const form = await getFormRow(deps.database.db, c.get('actor').orgId, c.req.valid('param').id);
-    return send(c, buildEmbed(submitUrl(deps, form.id), undefined, String(form.settings.honeypot_field ?? '_gotcha')));
+    // The current schema's properties and ui hints; the defaults before one declares any field.
+    const schema = await currentSchemaRow(deps.database.db, form);
+    const fields = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
+    const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
+    return send(c, buildEmbed(submitUrl(deps, form.id), fields.length ? fields : DEFAULT_FIELDS, honeypot));
   });
 }

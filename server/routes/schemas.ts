@@ -2,7 +2,13 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { schemaOps } from '../../shared/contracts/schemas.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { getCurrentSchema, listSchemaVersions, publicSchema, publishSchema } from '../services/schemas.js';
+import {
+  getCurrentSchema,
+  inferFormSchema,
+  listSchemaVersions,
+  publicSchema,
+  publishSchema,
+} from '../services/schemas.js';
 
 export function registerSchemas(app: OpenAPIHono<AppEnv>) {
   mount(app, schemaOps.get, async (c) =>
@@ -10,6 +16,10 @@ export function registerSchemas(app: OpenAPIHono<AppEnv>) {
   );
   mount(app, schemaOps.publish, async (c) =>
     send(c, await publishSchema(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 201),
+  );
+  mount(app, schemaOps.infer, async (c) =>
+    // The body is optional: without one the validator hands over nothing, which means all defaults.
+    send(c, await inferFormSchema(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json') ?? {})),
   );
   mount(app, schemaOps.versions, async (c) =>
     send(c, await listSchemaVersions(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('query'))),

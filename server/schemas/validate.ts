@@ -24,6 +24,7 @@ const ajv = new Ajv2020({ strict: false, strictTuples: false, allErrors: true, a
 addFormats.default(ajv);
 
 const cache = new Map<string, ValidateFunction>();
+const JSON_TYPES = new Set<unknown>(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 
 const invalidSchema = (message: string, issues: SchemaIssue[]) =>
   new ApiError('validation_failed', message, {
@@ -57,8 +58,8 @@ function remoteRefs(root: Record<string, unknown>): string[] {
 }
 
 /**
- * Compiles a tenant schema (draft 2020-12 plus formats). A schema that does not compile, has a
- * non-object root or references a remote document answers 422 validation_failed carrying the
+ * Compiles a tenant schema (draft 2020-12 plus formats). A schema that does not compile, is not a
+ * JSON object, types its root as something other than an object, or references a remote document answers 422 validation_failed carrying the
  * compiler's message in details.issues.
  */
 export function compileOrThrow(jsonSchema: unknown): ValidateFunction {
@@ -66,6 +67,14 @@ export function compileOrThrow(jsonSchema: unknown): ValidateFunction {
     throw invalidSchema('json_schema must be a JSON object.', [{ path: 'json_schema', message: 'must be an object' }]);
   }
   const schema = jsonSchema as Record<string, unknown>;
+  // Submissions and mapped stream records are always objects: a root typed otherwise rejects everything.
+  // (An unknown type name is left to the compiler, whose message says what is allowed.)
+  const rootTypes = ([] as unknown[]).concat(schema.type ?? []);
+  if (rootTypes.length && rootTypes.every((x) => JSON_TYPES.has(x)) && !rootTypes.includes('object')) {
+    throw invalidSchema('json_schema must describe an object: submissions are JSON objects.', [
+      { path: 'json_schema.type', message: `is ${JSON.stringify(schema.type)}; use "object" or leave type out` },
+    ]);
+  }
   const remote = remoteRefs(schema);
   if (remote.length) {
     throw invalidSchema(

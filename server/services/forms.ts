@@ -1,13 +1,25 @@
 import { and, arrayContains, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { attachments, deliveries, forms, organizations, projects, routes, submissions } from '../db/schema.js';
+import {
+  attachments,
+  deliveries,
+  driftEvents,
+  formSchemas,
+  forms,
+  organizations,
+  projects,
+  routes,
+  streamSources,
+  submissions,
+} from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { buildEmbed, buildVerify } from '../present/embed.js';
 import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
+import { attachFromTemplate, type FormStream, getStreamRow, streamsOfForms } from './streams.js';
 
 export type FormRow = typeof forms.$inferSelect;
 type Counts = { submissions: number; last_submission_at: string | null };
@@ -22,7 +34,12 @@ export function presentSettings(settings: Record<string, unknown>) {
   return out;
 }
 
-export function presentForm(deps: Deps, f: FormRow, counts: Counts = { submissions: 0, last_submission_at: null }) {
+export function presentForm(
+  deps: Deps,
+  f: FormRow,
+  counts: Counts = { submissions: 0, last_submission_at: null },
+  streams: FormStream[] = [],
+) {
   return {
     id: f.id,
     project_id: f.projectId,
@@ -34,7 +51,7 @@ export function presentForm(deps: Deps, f: FormRow, counts: Counts = { submissio
     current_schema_version: f.currentSchemaVersion,
     settings: presentSettings(f.settings),
     submit_url: submitUrl(deps, f.id),
-    streams: [] as { id: string; slug: string; mapping_status: 'valid' | 'incomplete' }[],
+    streams,
     counts,
     created_at: f.createdAt.toISOString(),
   };
@@ -63,8 +80,11 @@ export async function countsFor(db: Db, formIds: string[]): Promise<Map<string, 
 }
 
 export async function formWithCounts(deps: Deps, f: FormRow) {
-  const counts = await countsFor(deps.database.db, [f.id]);
-  return presentForm(deps, f, counts.get(f.id));
+  const [counts, streams] = await Promise.all([
+    countsFor(deps.database.db, [f.id]),
+    streamsOfForms(deps.database.db, f.orgId, [f]),
+  ]);
+  return presentForm(deps, f, counts.get(f.id), streams.get(f.id));
 }
 
 export async function getFormRow(db: Db, orgId: string, id: string): Promise<FormRow> {
@@ -77,10 +97,10 @@ export async function getFormRow(db: Db, orgId: string, id: string): Promise<For
   return row;
 }
 
-export function formCreated(deps: Deps, f: FormRow) {
+export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []) {
   const url = submitUrl(deps, f.id);
   return {
-    ...presentForm(deps, f),
+    ...presentForm(deps, f, undefined, streams),
     embed: buildEmbed(url),
     verify: buildVerify(url),
     next: [
@@ -121,10 +141,14 @@ export async function createForm(
   },
 ) {
   const db = deps.database.db;
+  // The stream is checked before anything is created: an unknown id is a 404 and no form.
   if (body.from_template !== undefined) {
-    throw new ApiError('not_found', `stream ${body.from_template} was not found in this organization.`, {
-      hint: 'Create a stream first (POST /v1/streams) and pass its id as from_template.',
-    });
+    const stream = await getStreamRow(db, actor.orgId, body.from_template);
+    if (stream.currentSchemaVersion === null) {
+      throw new ApiError('stream_schema_missing', `Stream ${stream.id} has no schema to template a form from.`, {
+        hint: `Publish one with POST /v1/streams/${stream.id}/schema first.`,
+      });
+    }
   }
   const project = await ensureProject(db, actor.orgId, body.project ?? 'default');
   const slug = body.slug ?? slugify(body.name);
@@ -144,7 +168,15 @@ export async function createForm(
     })
     .onConflictDoNothing()
     .returning();
-  if (inserted.length) return { created: true, form: formCreated(deps, inserted[0]) };
+  if (inserted.length) {
+    let form = inserted[0];
+    if (body.from_template !== undefined) {
+      await attachFromTemplate(deps, actor, form, body.from_template);
+      form = await getFormRow(db, actor.orgId, form.id);
+    }
+    const streams = await streamsOfForms(db, actor.orgId, [form]);
+    return { created: true, form: formCreated(deps, form, streams.get(form.id)) };
+  }
   const raced = await findForm(db, actor.orgId, project.id, slug);
   return existingOrConflict(deps, raced as FormRow, slug, body.if_exists);
 }
@@ -209,11 +241,14 @@ export async function listForms(
     .where(and(...conds))
     .orderBy(desc(forms.id))
     .limit(page.limit + 1);
-  const counts = await countsFor(
-    db,
-    rows.map((r) => r.id),
-  );
-  return pageResult(rows, page, (f) => presentForm(deps, f, counts.get(f.id)));
+  const [counts, streams] = await Promise.all([
+    countsFor(
+      db,
+      rows.map((r) => r.id),
+    ),
+    streamsOfForms(db, actor.orgId, rows),
+  ]);
+  return pageResult(rows, page, (f) => presentForm(deps, f, counts.get(f.id), streams.get(f.id)));
 }
 
 /** PATCH: settings merge key by key (null removes a key); the rest replaces. */
@@ -248,7 +283,10 @@ export async function updateForm(
   return formWithCounts(deps, row);
 }
 
-/** Deletes a form with its submissions, attachments (files too), routes and deliveries. */
+/**
+ * Deletes a form with its submissions, attachments (files too), routes, deliveries, schema
+ * versions, drift and its explicit stream sources (selectors stay: they match by tag or project).
+ */
 export async function deleteForm(deps: Deps, actor: Actor, id: string) {
   const db = deps.database.db;
   await getFormRow(db, actor.orgId, id);
@@ -258,10 +296,19 @@ export async function deleteForm(deps: Deps, actor: Actor, id: string) {
     .where(and(eq(attachments.orgId, actor.orgId), eq(attachments.formId, id)));
   await db.transaction(async (tx) => {
     const org = actor.orgId;
+    // Taken first: a route or stream source being attached (they lock the form) finishes before, or finds no form after.
+    await tx
+      .select({ id: forms.id })
+      .from(forms)
+      .where(and(eq(forms.id, id), eq(forms.orgId, org)))
+      .for('update');
     await tx.delete(deliveries).where(and(eq(deliveries.orgId, org), eq(deliveries.formId, id)));
     await tx.delete(routes).where(and(eq(routes.orgId, org), eq(routes.formId, id)));
     await tx.delete(attachments).where(and(eq(attachments.orgId, org), eq(attachments.formId, id)));
     await tx.delete(submissions).where(and(eq(submissions.orgId, org), eq(submissions.formId, id)));
+    await tx.delete(streamSources).where(and(eq(streamSources.orgId, org), eq(streamSources.formId, id)));
+    await tx.delete(driftEvents).where(and(eq(driftEvents.orgId, org), eq(driftEvents.formId, id)));
+    await tx.delete(formSchemas).where(and(eq(formSchemas.orgId, org), eq(formSchemas.formId, id)));
     await tx.delete(forms).where(and(eq(forms.id, id), eq(forms.orgId, org)));
   });
   await Promise.all(files.map((f) => deps.storage.remove(f.key).catch(() => {})));

@@ -6,6 +6,7 @@ import { deliveries, destinations, forms, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { lockStream } from './streams.js';
 
 export type RouteRow = typeof routes.$inferSelect;
 type Mode = { type: 'instant' } | { type: 'digest'; cron: string; timezone: string };
@@ -113,16 +114,20 @@ function checkWindow(w: { from?: string | null; until?: string | null }): Window
   return window;
 }
 
+/** Digest periods collect one form's submissions; a stream route delivers each mapped submission instantly. */
+function refuseStreamDigest(streamId: string | null, mode: Mode) {
+  if (streamId === null || mode.type !== 'digest') return;
+  throw invalid('Stream routes deliver instantly; digest mode is for form routes.', [
+    { path: 'mode', message: 'use {type: "instant"} for a stream route, or a digest route per source form' },
+  ]);
+}
+
 const defined = <T extends object>(o: T | undefined) =>
   Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-/** The form (not a sandbox) of this organization, locked against deletion until the transaction ends. */
+/** The form (not a sandbox) or stream of this organization, locked against deletion until the transaction ends. */
 async function lockSource(db: Db, orgId: string, source: { form_id?: string; stream_id?: string }) {
-  if (source.stream_id !== undefined) {
-    throw new ApiError('not_found', `stream ${source.stream_id} was not found in this organization.`, {
-      hint: 'Route a form with form_id, or create the stream first (POST /v1/streams).',
-    });
-  }
+  if (source.stream_id !== undefined) return lockStream(db, orgId, source.stream_id);
   const formId = source.form_id as string;
   const [form] = await db
     .select({ id: forms.id })
@@ -150,6 +155,7 @@ export async function createRoute(
 ) {
   refuseExpressions(body);
   const mode = checkMode(body.mode);
+  refuseStreamDigest(body.stream_id ?? null, mode);
   const window = checkWindow(body.window ?? {});
   const quality: Quality = { exclude_spam: true, exclude_quarantined: true, ...defined(body.quality) };
   const row = await deps.database.db.transaction(async (tx) => {
@@ -225,6 +231,7 @@ export async function updateRoute(
   const db = deps.database.db;
   const current = await getRouteRow(db, actor.orgId, id);
   const mode = body.mode ? checkMode(body.mode) : undefined;
+  if (mode) refuseStreamDigest(current.streamId, mode);
   const window = body.window ? checkWindow({ ...current.window, ...defined(body.window) }) : undefined;
   const quality = body.quality ? { ...current.quality, ...defined(body.quality) } : undefined;
   const changes = {

@@ -1,13 +1,14 @@
 import { and, desc, eq, lt, max, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { formSchemas, forms } from '../db/schema.js';
+import { formSchemas, forms, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { pageOf } from '../http/pagination.js';
 import type { Verdict } from '../intake/checks.js';
 import { closeOpenDrift, compareToSchema, type DriftFinding } from '../schemas/drift.js';
+import { inferSchema } from '../schemas/infer.js';
 import { compileOrThrow, rememberValidator, type SchemaIssue, validateData } from '../schemas/validate.js';
 import { getFormRow } from './forms.js';
 
@@ -15,7 +16,10 @@ export type FormSchemaRow = typeof formSchemas.$inferSelect;
 type FormRow = typeof forms.$inferSelect;
 type Ui = Record<string, Record<string, unknown>>;
 
-export function presentSchemaVersion(s: FormSchemaRow) {
+/** A form or stream schema version row, as SchemaVersion. */
+export function presentSchemaVersion(
+  s: Pick<FormSchemaRow, 'version' | 'jsonSchema' | 'ui' | 'changelog' | 'inferred' | 'createdAt' | 'createdBy'>,
+) {
   return {
     version: s.version,
     json_schema: s.jsonSchema,
@@ -62,7 +66,7 @@ export async function publishSchema(
   deps: Deps,
   actor: Actor,
   formId: string,
-  body: { json_schema: Record<string, unknown>; ui?: Ui; changelog?: string },
+  body: { json_schema: Record<string, unknown>; ui?: Ui; changelog?: string; inferred?: boolean },
   opts: { inferred?: boolean } = {},
 ) {
   const validate = compileOrThrow(body.json_schema);
@@ -89,7 +93,7 @@ export async function publishSchema(
         jsonSchema: body.json_schema,
         ui: body.ui ?? {},
         changelog: body.changelog ?? '',
-        inferred: opts.inferred ?? false,
+        inferred: opts.inferred ?? body.inferred ?? false,
         createdBy: actor.keyId ?? actor.userId ?? 'unknown',
         createdAt: now,
       })
@@ -202,4 +206,61 @@ export async function intakeSchemaCheck(
     issues = [{ path: '(schema)', message: `schema version ${version} does not compile: ${(err as Error).message}` }];
   }
   return { version, violation: { verdict: { status: 'quarantined', reason: 'schema_violation' }, issues }, drift };
+}
+
+/** The form's current version (undefined before the first publish); the form row carries the tenant check. */
+export async function currentSchemaRow(db: Db, form: FormRow): Promise<FormSchemaRow | undefined> {
+  if (form.currentSchemaVersion === null) return undefined;
+  return versionRow(db, form.orgId, form.id, form.currentSchemaVersion);
+}
+
+const INFER_DEFAULT_LIMIT = 200;
+
+/**
+ * POST /v1/forms/{id}/schema/infer: a draft from the newest received submissions (test ones only
+ * with include_test). Read-only: nothing is published and current_schema_version stays; the caller
+ * reviews the draft and POSTs it to /v1/forms/{id}/schema, where `inferred: true` is stored.
+ */
+export async function inferFormSchema(
+  deps: Deps,
+  actor: Actor,
+  formId: string,
+  body: { limit?: number; include_test?: boolean },
+) {
+  const db = deps.database.db;
+  await getFormRow(db, actor.orgId, formId);
+  const conds = [
+    eq(submissions.orgId, actor.orgId),
+    eq(submissions.formId, formId),
+    eq(submissions.status, 'received'),
+  ];
+  if (!body.include_test) conds.push(eq(submissions.test, false));
+  // Ids are time-sortable, so the (form_id, id) index serves "newest first".
+  const rows = await db
+    .select({ data: submissions.data })
+    .from(submissions)
+    .where(and(...conds))
+    .orderBy(desc(submissions.id))
+    .limit(body.limit ?? INFER_DEFAULT_LIMIT);
+  if (!rows.length) {
+    const scope = body.include_test ? 'received submissions' : 'received submissions (test submissions excluded)';
+    throw new ApiError('validation_failed', `Form ${formId} has no ${scope} to infer a schema from.`, {
+      hint:
+        `Send a few submissions to POST /s/${formId} first${body.include_test ? '' : ' (or pass include_test: true to read _test ones)'}, ` +
+        `or write the schema yourself and publish it with POST /v1/forms/${formId}/schema.`,
+      details: { issues: [{ path: '(form)', message: `no ${scope}` }] },
+    });
+  }
+  const n = rows.length;
+  const inferred = inferSchema(rows.map((r) => r.data));
+  return {
+    draft: {
+      json_schema: inferred.json_schema,
+      ui: inferred.ui,
+      changelog: `Inferred from ${n} submission${n === 1 ? '' : 's'}`,
+      inferred: true as const,
+    },
+    sample_size: n,
+    fields: inferred.fields,
+  };
 }

@@ -12,6 +12,7 @@ import { projectOps } from './projects.js';
 import { quickstartOps } from './quickstart.js';
 import { routeOps } from './routes.js';
 import { schemaOps } from './schemas.js';
+import { streamOps } from './streams.js';
 import { submissionOps } from './submissions.js';
 import { systemOps } from './system.js';
 import { webhookOps } from './webhooks.js';
@@ -33,6 +34,7 @@ export const ops = {
   webhooks: webhookOps,
   schemas: schemaOps,
   drift: driftOps,
+  streams: streamOps,
   system: systemOps,
 };
 

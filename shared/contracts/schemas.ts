@@ -120,6 +120,24 @@ export const schemaOps = {
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'idempotency_conflict'),
     },
   }),
+  infer: op('manage', {
+    method: 'post',
+    path: '/v1/forms/{id}/schema/infer',
+    operationId: 'schemas_infer',
+    tags,
+    summary:
+      'Build a draft schema (flagged inferred) from the form’s recent received submissions: types, presence ' +
+      '(required at >= 95 %), formats, small enums and ui hints. Nothing is published: review the draft, then ' +
+      'POST it to /v1/forms/{id}/schema',
+    request: {
+      params: IdParam,
+      body: { required: false, content: { 'application/json': { schema: InferSchemaBody } } },
+    },
+    responses: {
+      200: json(InferredSchema, 'A draft for review'),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'idempotency_conflict'),
+    },
+  }),
   versions: op('read', {
     method: 'get',
     path: '/v1/forms/{id}/schema/versions',
