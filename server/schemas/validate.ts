@@ -87,9 +87,12 @@ export function compileOrThrow(jsonSchema: unknown): ValidateFunction {
   try {
     return ajv.compile(schema);
   } catch (err) {
-    throw invalidSchema(`json_schema does not compile: ${(err as Error).message}`, [
-      { path: 'json_schema', message: (err as Error).message },
-    ]);
+    // A stack overflow is a schema nesting too deep or a $ref chain that never reaches a schema.
+    const message =
+      err instanceof RangeError
+        ? 'it nests too deeply or its $refs loop without reaching a schema'
+        : (err as Error).message;
+    throw invalidSchema(`json_schema does not compile: ${message}`, [{ path: 'json_schema', message }]);
   } finally {
     ajv.removeSchema(schema);
     for (const key of Object.keys(ajv.refs)) if (!refsBefore.has(key)) delete ajv.refs[key];

@@ -117,6 +117,19 @@ describe('form schemas', () => {
 
     const notObject = await publish(formId, { json_schema: [] });
     expect(notObject.status).toBe(422);
+    const arrayRoot = await publish(formId, { json_schema: { type: ['array', 'null'] } });
+    expect(arrayRoot.json.error.details.issues[0].path).toBe('json_schema.type');
+    const draft04 = await publish(formId, { json_schema: { $schema: 'http://json-schema.org/draft-04/schema#' } });
+    expect(draft04.status).toBe(422);
+    expect(draft04.json.error.message).toMatch(/draft-04/);
+    const loop = await publish(formId, { json_schema: { $defs: { a: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' } });
+    expect(loop.status).toBe(422);
+    expect(loop.json.error.message).toMatch(/loop without reaching a schema/);
+    let deep: Record<string, unknown> = { type: 'object' };
+    for (let i = 0; i < 2000; i += 1) deep = { type: 'object', properties: { x: deep } };
+    const tooDeep = await publish(formId, { json_schema: deep });
+    expect(tooDeep.status).toBe(422);
+    expect(tooDeep.json.error.message).toMatch(/nests too deeply/);
     const extra = await publish(formId, { json_schema: contact, changelog: 'x'.repeat(2001) });
     expect(extra.status).toBe(422);
     const unknownHint = await publish(formId, { json_schema: contact, ui: { email: { colour: 'red' } } });
