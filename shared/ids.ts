@@ -26,6 +26,7 @@ export const ID_PREFIX = {
   formSchema: 'fsv',
   streamSchema: 'ssv',
   streamSource: 'src',
+  planRedemption: 'pgr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

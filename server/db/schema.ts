@@ -422,3 +422,96 @@ export const streamSources = pgTable(
     uniqueIndex('stream_sources_stream_selector').on(t.streamId, t.selector).where(sql`selector is not null`),
   ],
 );
+
+/**
+ * Anonymous sandboxes: an inert form (in the system sandbox organization until claimed) reachable
+ * with a capability token. Only hashes of the token and of the creating Idempotency-Key are kept.
+ */
+export const sandboxes = pgTable(
+  'sandboxes',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    formId: text('form_id').notNull(),
+    name: text('name').notNull(),
+    origin: text('origin'),
+    claimEmail: text('claim_email'),
+    tokenHash: text('token_hash').notNull(),
+    idempotencyKeyHash: text('idempotency_key_hash').notNull(),
+    requestHash: text('request_hash').notNull(),
+    sourceIp: text('source_ip').notNull(),
+    status: text('status').notNull().default('active'),
+    expiresAt: ts('expires_at').notNull(),
+    claimedAt: ts('claimed_at'),
+    claimedOrgId: text('claimed_org_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('sandboxes_idempotency').on(t.idempotencyKeyHash),
+    index('sandboxes_source').on(t.sourceIp, t.createdAt),
+    index('sandboxes_expires').on(t.expiresAt),
+    index('sandboxes_form').on(t.formId),
+  ],
+);
+
+/** Invitations to an organization; accepted by a session of the invited address. */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    email: text('email').notNull(),
+    role: text('role').notNull(),
+    invitedByUserId: text('invited_by_user_id'),
+    expiresAt: ts('expires_at').notNull(),
+    acceptedAt: ts('accepted_at'),
+    acceptedUserId: text('accepted_user_id'),
+    revokedAt: ts('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('invitations_org').on(t.orgId, t.id),
+    uniqueIndex('invitations_pending')
+      .on(t.orgId, t.email)
+      .where(sql`accepted_at is null and revoked_at is null`),
+  ],
+);
+
+/** Plan grants made by platform operators: a code (kept hashed) that sets a plan when redeemed. */
+export const planGrants = pgTable(
+  'plan_grants',
+  {
+    id: text('id').primaryKey(),
+    plan: text('plan').notNull(),
+    note: text('note').notNull().default(''),
+    codeHash: text('code_hash').notNull(),
+    expiresAt: ts('expires_at'),
+    planDurationDays: integer('plan_duration_days'),
+    maxRedemptions: integer('max_redemptions').notNull().default(1),
+    redeemedCount: integer('redeemed_count').notNull().default(0),
+    createdByUserId: text('created_by_user_id'),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('plan_grants_code').on(t.codeHash)],
+);
+
+/** One row per organization that redeemed a grant (an organization redeems a grant once). */
+export const planRedemptions = pgTable(
+  'plan_redemptions',
+  {
+    id: text('id').primaryKey(),
+    grantId: text('grant_id').notNull(),
+    orgId: text('org_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('plan_redemptions_grant_org').on(t.grantId, t.orgId)],
+);
+
+/** Billing webhook messages already processed, by their webhook-id: a replay is ignored. */
+export const billingEvents = pgTable('billing_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  orgId: text('org_id'),
+  receivedAt: createdAt(),
+});
