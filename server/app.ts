@@ -8,17 +8,22 @@ import type { ErrorCode } from '../shared/errors.js';
 import type { AppEnv, Deps } from './http/context.js';
 import { ApiError, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
+import { registerAdmin } from './routes/admin.js';
 import { registerAuth } from './routes/auth.js';
+import { registerBilling } from './routes/billing.js';
 import { registerDeliveries } from './routes/deliveries.js';
 import { registerDrift } from './routes/drift.js';
 import { registerEvents } from './routes/events.js';
 import { registerForms } from './routes/forms.js';
 import { registerIntake } from './routes/intake.js';
 import { registerKeys } from './routes/keys.js';
+import { registerMcp } from './routes/mcp.js';
 import { registerMe } from './routes/me.js';
+import { registerOrganizations } from './routes/organizations.js';
 import { registerProjects } from './routes/projects.js';
 import { registerQuickstart } from './routes/quickstart.js';
 import { registerRouting } from './routes/routing.js';
+import { registerSandboxes } from './routes/sandboxes.js';
 import { registerSchemas } from './routes/schemas.js';
 import { registerStreams } from './routes/streams.js';
 import { registerSubmissions } from './routes/submissions.js';
@@ -110,6 +115,11 @@ export function buildApp(deps: Deps) {
   registerSchemas(app);
   registerDrift(app);
   registerStreams(app);
+  registerOrganizations(app);
+  registerAdmin(app);
+  registerBilling(app);
+  registerSandboxes(app);
+  registerMcp(app);
 
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',

@@ -19,6 +19,8 @@ export interface Config {
   workerTickMs: number;
   retryBaseMs: number;
   digestCheckMs: number;
+  /** How often the housekeeping jobs run (release of held deliveries, retention, …). */
+  housekeepingMs: number;
   webhookTimeoutMs: number;
   /** How long a claimed delivery stays `sending` before another worker may take it again. */
   workerLeaseMs: number;
@@ -31,7 +33,12 @@ export interface Config {
   defaultPlan: Plan;
   planLimits: Record<Plan, PlanLimits>;
   adminEmails: string[];
+  /** Standard Webhooks secret of POST /v1/billing/webhook ("whsec_<base64>" or a raw string); unset = endpoint off. */
+  billingWebhookSecret: string | undefined;
   sandboxes: boolean;
+  /** Sandboxes one client IP may create per hour (429 beyond), and active sandboxes in all (503 beyond). */
+  sandboxSourceAllowance: number;
+  sandboxGlobalCap: number;
   production: boolean;
   /** Email-code throttles: requests per address and per client IP within codeWindowS. */
   codePerAddress: number;
@@ -83,6 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerTickMs: int(env.WORKER_TICK_MS, 15_000),
     retryBaseMs: int(env.RETRY_BASE_MS, 30_000),
     digestCheckMs: int(env.DIGEST_CHECK_MS, 60_000),
+    housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
     workerLeaseMs: int(env.WORKER_LEASE_MS, Math.max(60_000, 3 * int(env.WEBHOOK_TIMEOUT_MS, 10_000))),
     workerConcurrency: Math.max(1, int(env.WORKER_CONCURRENCY, 16)),
@@ -99,7 +107,10 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
+    billingWebhookSecret: env.BILLING_WEBHOOK_SECRET || undefined,
     sandboxes: bool(env.SANDBOXES, true),
+    sandboxSourceAllowance: int(env.SANDBOX_SOURCE_ALLOWANCE, 20),
+    sandboxGlobalCap: int(env.SANDBOX_GLOBAL_CAP, 1000),
     production,
     codePerAddress: int(env.CODE_REQUESTS_PER_ADDRESS, 5),
     codePerIp: int(env.CODE_REQUESTS_PER_IP, 30),

@@ -162,6 +162,8 @@ export const submissions = pgTable(
     index('submissions_org').on(t.orgId, t.id),
     index('submissions_form').on(t.formId, t.id),
     index('submissions_rate').on(t.formId, t.clientIp, t.receivedAt),
+    // The monthly quota count and retention both read an organization's submissions by time.
+    index('submissions_org_received').on(t.orgId, t.receivedAt),
     uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey),
   ],
 );
@@ -248,11 +250,15 @@ export const deliveries = pgTable(
     lastError: text('last_error'),
     createdAt: createdAt(),
     sentAt: ts('sent_at'),
+    /** When a `held` (over-quota) delivery was released to `pending`: its submission counts in that month. */
+    releasedAt: ts('released_at'),
   },
   (t) => [
     index('deliveries_org').on(t.orgId, t.id),
     index('deliveries_submission').on(t.submissionId),
     index('deliveries_due').on(t.status, t.nextAttemptAt),
+    index('deliveries_held').on(t.orgId, t.createdAt).where(sql`status = 'held'`),
+    index('deliveries_released').on(t.orgId, t.releasedAt).where(sql`released_at is not null`),
     uniqueIndex('deliveries_submission_route').on(t.submissionId, t.routeId),
     uniqueIndex('deliveries_route_period').on(t.routeId, t.periodKey),
   ],
@@ -471,9 +477,7 @@ export const invitations = pgTable(
   },
   (t) => [
     index('invitations_org').on(t.orgId, t.id),
-    uniqueIndex('invitations_pending')
-      .on(t.orgId, t.email)
-      .where(sql`accepted_at is null and revoked_at is null`),
+    uniqueIndex('invitations_pending').on(t.orgId, t.email).where(sql`accepted_at is null and revoked_at is null`),
   ],
 );
 

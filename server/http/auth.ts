@@ -75,6 +75,8 @@ async function keyActor(c: Parameters<MiddlewareHandler<AppEnv>>[0], secret: str
     role: null,
     keyId: key.id,
     keyPrefix: key.prefix,
+    // The user who minted the key (verify-code or a session), so a key can be tied to a person (claim_email, admins).
+    ...(key.createdByUserId ? { userId: key.createdByUserId } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ export interface PlanInput {
   submission: {
     id: string;
     status: string;
+    /** `over_quota` plans `held` deliveries (released when the plan allows) instead of quality skips. */
+    quarantineReason?: string | null;
     test: boolean;
     data: Record<string, unknown>;
     meta: Record<string, unknown>;
@@ -22,10 +24,14 @@ export interface PlanInput {
 
 type Route = typeof routes.$inferSelect;
 
-/** Why a route skips this submission, or null when it is due. */
-export function skipReason(route: Route, status: string, now: Date): 'window' | 'quality' | null {
+/**
+ * Why a route skips this submission, or null when it is due. `quality: false` judges by the window
+ * only (an over-quota submission: its status says nothing about the visitor).
+ */
+export function skipReason(route: Route, status: string, now: Date, quality = true): 'window' | 'quality' | null {
   const { from, until } = route.window;
   if ((from && now < new Date(from)) || (until && now > new Date(until))) return 'window';
+  if (!quality) return null;
   if (status === 'spam' && route.quality.exclude_spam !== false) return 'quality';
   if (status === 'quarantined' && route.quality.exclude_quarantined !== false) return 'quality';
   return null;
@@ -120,8 +126,11 @@ async function streamRoutes(tx: Db, input: PlanInput) {
 /**
  * Plans one delivery per applicable route of the form and of every stream it feeds, inside the
  * intake transaction: disabled routes plan nothing, digest routes are collected per period later,
- * window and quality rules plan a `skipped` row, everything else is `pending` and due now. A stream
- * delivery's payload is mapped now and kept: a later publish or mapping change never rewrites it.
+ * window and quality rules plan a `skipped` row, everything else is `pending` and due now. An
+ * over-quota submission is not the visitor's fault, so only the window rule applies to it and its
+ * due routes are planned `held` (never claimed; the release job makes them pending when the plan
+ * allows). A stream delivery's payload is mapped now and kept: a later publish or mapping change
+ * never rewrites it.
  */
 export async function planDeliveries(tx: Db, input: PlanInput) {
   const direct = await tx
@@ -131,11 +140,13 @@ export async function planDeliveries(tx: Db, input: PlanInput) {
     .where(and(eq(routes.orgId, input.orgId), eq(routes.formId, input.form.id), eq(routes.enabled, true)));
   const viaStreams = await streamRoutes(tx, input);
   const rows: { route: Route; type: string; view?: StreamView }[] = [...direct, ...viaStreams];
+  const held = input.submission.status === 'quarantined' && input.submission.quarantineReason === 'over_quota';
   const planned = rows
     .filter(({ route }) => route.mode.type !== 'digest')
     .map(({ route, type, view }) => {
       const id = newId('delivery');
-      const skip = skipReason(route, input.submission.status, input.now);
+      const skip = skipReason(route, input.submission.status, input.now, !held);
+      const status = skip ? 'skipped' : held ? 'held' : 'pending';
       return {
         id,
         orgId: input.orgId,
@@ -143,10 +154,10 @@ export async function planDeliveries(tx: Db, input: PlanInput) {
         routeId: route.id,
         destinationId: route.destinationId,
         formId: input.form.id,
-        status: skip ? 'skipped' : 'pending',
+        status,
         skipReason: skip,
         maxAttempts: MAX_ATTEMPTS[type] ?? 8,
-        nextAttemptAt: skip ? null : input.now,
+        nextAttemptAt: status === 'pending' ? input.now : null,
         schemaVersion: view?.version ?? null,
         payload: view ? streamPayload(id, input, view) : instantPayload(id, input),
         createdAt: input.now,

@@ -1,4 +1,4 @@
-import { and, count, eq, gt, gte, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { attachments, deliveries, forms, organizations, submissions } from '../db/schema.js';
@@ -6,8 +6,9 @@ import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { recordDrift } from '../schemas/drift.js';
-import { monthStart } from '../services/me.js';
 import { limitsOf } from '../services/orgs.js';
+import { quotaUsed } from '../services/quota.js';
+import { admitSandboxSubmission } from '../services/sandboxes.js';
 import { type IntakeSchemaResult, intakeSchemaCheck } from '../services/schemas.js';
 import {
   type Control,
@@ -84,16 +85,11 @@ async function recentFromIp(db: Db, formId: string, ip: string, rl: RateLimit, n
   return { over: n >= rl.max, retryAfter };
 }
 
+/** Whether this month's quota is spent (counted as quotaUsed says: over-quota ones count only once released). */
 async function overQuota(deps: Deps, org: OrgRow, now: Date): Promise<boolean> {
   const max = limitsOf(deps.config, org, now).submissions_per_month;
   if (max === null) return false;
-  const [row] = await deps.database.db
-    .select({ n: count() })
-    .from(submissions)
-    .where(
-      and(eq(submissions.orgId, org.id), eq(submissions.test, false), gte(submissions.receivedAt, monthStart(now))),
-    );
-  return Number(row.n) >= max;
+  return (await quotaUsed(deps.database.db, org.id, now)) >= max;
 }
 
 function validRateLimit(v: unknown): RateLimit | null {
@@ -134,6 +130,8 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
   const settings = form.settings;
   const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
   const { data, control } = splitControl(parsed.fields, honeypot);
+  // A sandbox form keeps only inert test submissions: no deliveries, events or outbound traffic.
+  if (form.sandbox) control.test = true;
   const idemKey = (input.header('idempotency-key') ?? control.idempotency)?.slice(0, 255) || null;
 
   if (idemKey) {
@@ -191,6 +189,7 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
   const paused = form.status === 'paused';
 
   const result = await db.transaction(async (tx) => {
+    if (form.sandbox) await admitSandboxSubmission(tx, form.id, now);
     let v = verdict;
     let wait = retryAfter;
     if (v.status === 'received' && rateLimit) {
@@ -258,16 +257,30 @@ async function decideAndStore(deps: Deps, input: IntakeRequest, form: FormRow, o
         submission.drift = drift.refs;
       }
     }
-    const planned = paused
-      ? []
-      : await planDeliveries(tx, {
-          orgId: org.id,
-          form,
-          submission: { id, status: v.status, test: control.test, data, meta, receivedAt: now },
-          now,
-        });
-    const eventType =
-      v.status === 'received' ? 'submission.received' : v.status === 'quarantined' ? 'submission.quarantined' : null;
+    const planned =
+      paused || form.sandbox
+        ? []
+        : await planDeliveries(tx, {
+            orgId: org.id,
+            form,
+            submission: {
+              id,
+              status: v.status,
+              quarantineReason: v.reason,
+              test: control.test,
+              data,
+              meta,
+              receivedAt: now,
+            },
+            now,
+          });
+    const eventType = form.sandbox
+      ? null
+      : v.status === 'received'
+        ? 'submission.received'
+        : v.status === 'quarantined'
+          ? 'submission.quarantined'
+          : null;
     if (eventType) {
       const appended = await appendEvent(tx, {
         orgId: org.id,

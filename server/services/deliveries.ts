@@ -1,4 +1,5 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
+import type { DELIVERY_STATUSES } from '../../shared/contracts/deliveries.js';
 import type { Db } from '../db/client.js';
 import { deliveries } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -6,7 +7,7 @@ import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
-type DeliveryStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'dead' | 'skipped';
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface DeliveryResult {
   ok: boolean;
@@ -128,7 +129,9 @@ export async function retryDelivery(deps: Deps, actor: Actor, id: string) {
           hint:
             current.status === 'skipped'
               ? `It was skipped (${current.skipReason}) when planned; change the route's window or quality for new submissions.`
-              : 'It is already queued or being sent; poll GET /v1/deliveries/{id}.',
+              : current.status === 'held'
+                ? 'It is held because its submission came in over the monthly quota; it is sent on its own once the plan allows (next month or a larger plan). GET /v1/me shows limits and usage.'
+                : 'It is already queued or being sent; poll GET /v1/deliveries/{id}.',
           details: { status: current.status },
         },
       );

@@ -199,7 +199,7 @@ async function findForm(db: Db, orgId: string, projectId: string, slug: string) 
   return row;
 }
 
-async function checkFormLimit(deps: Deps, orgId: string) {
+export async function checkFormLimit(deps: Deps, orgId: string) {
   const db = deps.database.db;
   const [org] = await db.select().from(organizations).where(eq(organizations.id, orgId));
   const max = limitsOf(deps.config, org, deps.now()).forms;

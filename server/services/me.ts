@@ -1,34 +1,16 @@
-import { and, count, eq, gte, inArray, sql } from 'drizzle-orm';
-import {
-  attachments,
-  destinations,
-  forms,
-  memberships,
-  organizations,
-  projects,
-  routes,
-  submissions,
-} from '../db/schema.js';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { attachments, destinations, forms, organizations, projects, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
-import { effectivePlan, limitsOf } from './orgs.js';
+import { presentPlan } from '../present/plan.js';
+import { organizationSummaries } from './organizations.js';
+import { limitsOf } from './orgs.js';
+import { monthStart, quotaUsed } from './quota.js';
 
-export function monthStart(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-}
+export { monthStart };
 
-/** Non-test submissions stored this calendar month (UTC), the unit of the monthly quota. */
+/** Submissions counted against this month's quota (the rule is in quotaUsed). */
 export async function submissionsThisMonth(deps: Deps, orgId: string): Promise<number> {
-  const [{ n }] = await deps.database.db
-    .select({ n: count() })
-    .from(submissions)
-    .where(
-      and(
-        eq(submissions.orgId, orgId),
-        eq(submissions.test, false),
-        gte(submissions.receivedAt, monthStart(deps.now())),
-      ),
-    );
-  return Number(n);
+  return quotaUsed(deps.database.db, orgId, deps.now());
 }
 
 const countOf = async (deps: Deps, table: typeof projects | typeof destinations | typeof routes, orgId: string) =>
@@ -55,7 +37,7 @@ export async function me(deps: Deps, actor: Actor) {
       .from(attachments)
       .where(eq(attachments.orgId, org.id))
       .then((r) => Number(r[0].n)),
-    otherOrgs(deps, actor),
+    organizationSummaries(deps, actor),
   ]);
   const next = [];
   if (formsUsed === 0) {
@@ -72,10 +54,7 @@ export async function me(deps: Deps, actor: Actor) {
       id: org.id,
       slug: org.slug,
       name: org.name,
-      plan: effectivePlan(org, now),
-      plan_source: org.planSource as 'free' | 'billing' | 'complimentary' | 'selfhost',
-      plan_expires_at: org.planExpiresAt?.toISOString() ?? null,
-      plan_note: org.planNote,
+      ...presentPlan(org, now),
       timezone: org.timezone,
     },
     key: { ...(actor.keyPrefix ? { prefix: actor.keyPrefix } : {}), scopes: actor.scopes },
@@ -87,30 +66,4 @@ export async function me(deps: Deps, actor: Actor) {
     },
     next,
   };
-}
-
-/** The organizations the caller can act in: a key sees its own; a session, the user's memberships. */
-async function otherOrgs(deps: Deps, actor: Actor) {
-  const db = deps.database.db;
-  if (!actor.userId || actor.kind === 'key') {
-    const [org] = await db.select().from(organizations).where(eq(organizations.id, actor.orgId));
-    return [{ id: org.id, slug: org.slug, name: org.name, role: null, is_active: true }];
-  }
-  const mine = await db.select().from(memberships).where(eq(memberships.userId, actor.userId));
-  const orgs = await db
-    .select()
-    .from(organizations)
-    .where(
-      inArray(
-        organizations.id,
-        mine.map((m) => m.orgId),
-      ),
-    );
-  return orgs.map((o) => ({
-    id: o.id,
-    slug: o.slug,
-    name: o.name,
-    role: mine.find((m) => m.orgId === o.id)?.role as 'owner' | 'admin' | 'member',
-    is_active: o.id === actor.orgId,
-  }));
 }

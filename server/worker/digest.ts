@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { and, asc, eq, gte, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import { deliveries, destinations, forms, routes, submissions } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
@@ -68,6 +68,8 @@ export async function planDigests(deps: Deps): Promise<number> {
             gte(submissions.receivedAt, from),
             lt(submissions.receivedAt, period.until),
             inArray(submissions.status, statuses),
+            // Over-quota submissions are paused, not summarised; only their instant routes hold them.
+            or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
           ),
         )
         .orderBy(asc(submissions.id))

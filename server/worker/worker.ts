@@ -5,6 +5,7 @@ import { adapterFor } from './adapters/index.js';
 import { webhookAdapter } from './adapters/webhook.js';
 import { type Claimed, claim } from './claim.js';
 import { planDigests } from './digest.js';
+import { runHousekeeping } from './housekeeping.js';
 import { loadDelivery, loadHook } from './message.js';
 import { settleDelivery, settleHookDelivery } from './settle.js';
 import type { AdapterDeps, SendResult } from './types.js';
@@ -26,8 +27,9 @@ const failure = (error: string, retryable = true): SendResult => ({
 /**
  * The delivery worker: claims due rows (route deliveries and system-webhook deliveries), sends
  * them outside any transaction, and settles each attempt. Woken at once by `wake()` (after an
- * intake commit, or a NOTIFY from another process) and by a safety tick; digests are planned on
- * their own timer. Bounded concurrency overall and per destination.
+ * intake commit, or a NOTIFY from another process) and by a safety tick; digests are planned and
+ * housekeeping (release of held deliveries, retention) runs on their own timers. Bounded
+ * concurrency overall and per destination.
  */
 export class Worker {
   private active = 0;
@@ -39,6 +41,7 @@ export class Worker {
   private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | null = null;
   private idleWaiters: (() => void)[] = [];
+  private housekeepingRun: Promise<unknown> | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -49,6 +52,7 @@ export class Worker {
     const { config, database } = this.deps;
     this.timers.push(setInterval(() => this.wake(), config.workerTickMs));
     this.timers.push(setInterval(() => void this.digests(), config.digestCheckMs));
+    this.timers.push(setInterval(() => void this.housekeeping(), config.housekeepingMs));
     for (const t of this.timers) t.unref();
     this.unlisten = await database.listen(WAKE_CHANNEL, () => this.wake());
     this.wake();
@@ -84,6 +88,15 @@ export class Worker {
     } catch (err) {
       this.deps.log.error({ err: String(err) }, 'digest planning failed');
     }
+  }
+
+  /** One housekeeping run at a time in this process (a slow run makes the next tick pass). */
+  async housekeeping() {
+    if (this.stopped || this.housekeepingRun) return;
+    this.housekeepingRun = runHousekeeping(this.deps).finally(() => {
+      this.housekeepingRun = null;
+    });
+    await this.housekeepingRun;
   }
 
   private async pump() {
@@ -175,6 +188,7 @@ export class Worker {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     if (this.unlisten) await this.unlisten().catch(() => {});
+    await this.housekeepingRun;
     if (this.active > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);

@@ -1,6 +1,10 @@
 import { errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
 
-export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped'] as const;
+/**
+ * `held`: planned for an over-quota submission; never claimed, no next_attempt_at. The housekeeping
+ * job makes it `pending` (due at once) when the organization's plan allows again.
+ */
+export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped', 'held'] as const;
 export const SKIP_REASONS = ['window', 'quality'] as const;
 
 export const DeliveryResult = z
@@ -19,7 +23,11 @@ export const Delivery = z
     submission_id: z.string().nullable().meta({ description: 'null for digest deliveries (one per period)' }),
     route_id: z.string(),
     destination_id: z.string(),
-    status: z.enum(DELIVERY_STATUSES),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        'pending → sending → sent | failed (retried) | dead; skipped when planned outside the window or quality; ' +
+        'held while its submission is over the monthly quota (released to pending when the plan allows)',
+    }),
     skip_reason: z.enum(SKIP_REASONS).nullable().meta({ description: 'why a skipped delivery was not sent' }),
     attempts: z.number().int(),
     next_attempt_at: Timestamp.nullable(),
@@ -73,7 +81,7 @@ export const deliveryOps = {
     tags,
     summary:
       'Send a dead, failed or sent delivery again: it becomes pending and due now with a fresh attempt budget ' +
-      '(same payload, same Service-Delivery id); pending, sending and skipped deliveries answer 409',
+      '(same payload, same Service-Delivery id); pending, sending, skipped and held deliveries answer 409',
     request: { params: IdParam },
     responses: {
       202: json(Delivery, 'Queued again'),

@@ -1,4 +1,6 @@
+import { adminOps } from './admin.js';
 import { authOps } from './auth.js';
+import { billingOps } from './billing.js';
 import type { Operation } from './common.js';
 import { deliveryOps } from './deliveries.js';
 import { destinationOps } from './destinations.js';
@@ -6,11 +8,16 @@ import { driftOps } from './drift.js';
 import { eventOps } from './events.js';
 import { formOps } from './forms.js';
 import { intakeOps } from './intake.js';
+import { invitationOps } from './invitations.js';
 import { keyOps } from './keys.js';
+import { mcpOps } from './mcp.js';
 import { meOps } from './me.js';
+import { memberOps } from './members.js';
+import { organizationOps } from './organizations.js';
 import { projectOps } from './projects.js';
 import { quickstartOps } from './quickstart.js';
 import { routeOps } from './routes.js';
+import { sandboxOps } from './sandboxes.js';
 import { schemaOps } from './schemas.js';
 import { streamOps } from './streams.js';
 import { submissionOps } from './submissions.js';
@@ -35,7 +42,14 @@ export const ops = {
   schemas: schemaOps,
   drift: driftOps,
   streams: streamOps,
+  admin: adminOps,
+  billing: billingOps,
+  sandboxes: sandboxOps,
+  organizations: organizationOps,
+  members: memberOps,
+  invitations: invitationOps,
   system: systemOps,
+  mcp: mcpOps,
 };
 
 export const operations: Operation[] = Object.values(ops).flatMap((group) => Object.values(group) as Operation[]);

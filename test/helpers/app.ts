@@ -39,6 +39,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
     RETRY_BASE_MS: '10',
     WORKER_TICK_MS: '200',
     DIGEST_CHECK_MS: '300',
+    HOUSEKEEPING_MS: '300',
     ...env,
   });
   const url = process.env.TEST_DATABASE_URL;

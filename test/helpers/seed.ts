@@ -78,7 +78,7 @@ export async function seedDelivery(
     formId?: string | null;
     routeId?: string;
     destinationId?: string;
-    status?: 'pending' | 'sending' | 'sent' | 'failed' | 'dead' | 'skipped';
+    status?: 'pending' | 'sending' | 'sent' | 'failed' | 'dead' | 'skipped' | 'held';
     skipReason?: 'window' | 'quality' | null;
     attempts?: number;
     maxAttempts?: number;

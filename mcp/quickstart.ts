@@ -1,0 +1,160 @@
+import type { z } from '../shared/contracts/common.js';
+import type { Delivery } from '../shared/contracts/deliveries.js';
+import { ops } from '../shared/contracts/index.js';
+import { QuickstartBody } from '../shared/contracts/quickstart.js';
+import type { ToolDef, ToolRun } from './context.js';
+import { DRAFT_07, inputSchemaOf, type JsonSchema } from './json-schema.js';
+import { errorResult, okResult } from './results.js';
+
+type DeliveryRow = z.output<typeof Delivery>;
+
+/** A delivery that will not change without a retry. */
+const SETTLED = new Set(['sent', 'dead', 'skipped']);
+const DEFAULT_WAIT_S = 30;
+const MAX_WAIT_S = 120;
+const POLL_MS = 400;
+
+function inputSchema(): JsonSchema {
+  const qs = inputSchemaOf(QuickstartBody);
+  const { webhook, name, ...rest } = qs.properties ?? {};
+  const hook = webhook?.properties ?? {};
+  return {
+    $schema: DRAFT_07,
+    type: 'object',
+    properties: {
+      name: { ...name, description: 'form name (default "Contact"); the quickstart is idempotent by (project, name)' },
+      ...rest,
+      webhook_url: { ...hook.url, description: 'a URL that receives each submission as a signed JSON POST' },
+      webhook_secret: { ...hook.secret, description: 'signing secret for the webhook (at least 8 characters)' },
+      test_data: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'fields of the test submission (default: an email and a message); _test is added',
+      },
+      wait_seconds: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_WAIT_S,
+        description: `how long to wait for the deliveries to settle (default ${DEFAULT_WAIT_S})`,
+      },
+    },
+    additionalProperties: false,
+  };
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/** Polls each delivery until every one is settled or the wait is over. */
+async function settle(ids: string[], waitS: number, run: ToolRun): Promise<{ rows: DeliveryRow[]; settled: boolean }> {
+  const rows = new Map<string, DeliveryRow>();
+  const end = Date.now() + waitS * 1000;
+  for (;;) {
+    for (const id of ids) {
+      if (SETTLED.has(rows.get(id)?.status ?? '')) continue;
+      const r = await run.client.call(ops.deliveries.get, { params: { id }, signal: run.signal });
+      if (r.data) rows.set(id, r.data);
+    }
+    const done = ids.filter((id) => SETTLED.has(rows.get(id)?.status ?? '')).length;
+    await run.progress(done, ids.length, `${done}/${ids.length} deliveries settled`);
+    if (done === ids.length) return { rows: ids.map((id) => rows.get(id)!), settled: true };
+    if (Date.now() >= end || run.signal.aborted) {
+      return { rows: ids.map((id) => rows.get(id)).filter((d): d is DeliveryRow => Boolean(d)), settled: false };
+    }
+    await sleep(POLL_MS, run.signal);
+  }
+}
+
+/**
+ * The compound onboarding tool: quickstart (form, destinations, routes), a `_test` submission,
+ * then the deliveries polled until they settle, all through the HTTP API.
+ */
+export const quickstartAndVerify: ToolDef = {
+  name: 'quickstart_and_verify',
+  title: 'Quickstart and verify',
+  description: [
+    'One call from an API key to a form whose delivery is proven: runs quickstart_create (project, form, an email',
+    'destination to notify_email or the owner, plus webhook_url / telegram ones, and their routes), sends a _test',
+    'submission to the form, and waits until every delivery is sent or dead (bounded by wait_seconds).',
+    'Use when you have a key (after auth_verify_code) and want a working form for a site.',
+    'Answers ok, the form, its deliveries, the embed snippets and next steps.',
+    'Next: paste embed.html into the site; deliveries_get / deliveries_retry if a delivery is not sent.',
+    '(POST /v1/quickstart, POST /s/{formId}, GET /v1/deliveries/{id}; a manage key.)',
+  ].join('\n'),
+  scope: 'manage',
+  inputSchema: inputSchema(),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args, run) {
+    const a = args as Record<string, never> & {
+      name?: string;
+      webhook_url?: string;
+      webhook_secret?: string;
+      test_data?: Record<string, unknown>;
+      wait_seconds?: number;
+    };
+    const { webhook_url, webhook_secret, test_data, wait_seconds, ...rest } = a;
+    const body = {
+      ...(rest as z.input<typeof QuickstartBody>),
+      name: a.name ?? 'Contact',
+      ...(webhook_url ? { webhook: { url: webhook_url, ...(webhook_secret ? { secret: webhook_secret } : {}) } } : {}),
+    };
+    const qs = await run.client.call(ops.quickstart.run, { body, signal: run.signal });
+    if (qs.error) return errorResult(qs.error, qs.status, qs.requestId);
+    const { form, embed, destinations, routes } = qs.data;
+    await run.progress(1, undefined, `form ${form.id} ready; sending a _test submission`);
+
+    // A form with allowed origins quarantines a post without Origin: send as the site would.
+    const origins = (form.settings.allowed_origins as string[] | undefined) ?? [];
+    const sub = await run.client.call(ops.intake.submit, {
+      params: { formId: form.id },
+      body: { email: 'test@example.com', message: 'Hello from quickstart_and_verify', ...test_data, _test: true },
+      headers: origins[0] ? { origin: origins[0] } : {},
+      signal: run.signal,
+    });
+    if (sub.error) return errorResult(sub.error, sub.status, sub.requestId);
+    const submission = sub.data;
+    const ids = submission.deliveries ?? [];
+    const wait = Math.min(Math.max(Number(wait_seconds ?? DEFAULT_WAIT_S) || DEFAULT_WAIT_S, 1), MAX_WAIT_S);
+    const { rows, settled } = await settle(ids, wait, run);
+
+    const sent = rows.filter((d) => d.status === 'sent').length;
+    const ok = submission.status === 'received' && ids.length > 0 && sent === ids.length;
+    const bad = rows.filter((d) => d.status !== 'sent');
+    const next = ok
+      ? ['Paste embed.html (or embed.fetch / embed.react) into the site.', 'forms_get to see the form and its counts.']
+      : [
+          ...bad.map((d) =>
+            d.status === 'dead'
+              ? `deliveries_retry ${d.id} after fixing destination ${d.destination_id} (last_error: ${d.last_error})`
+              : `deliveries_get ${d.id} later: it is ${d.status}${d.last_error ? ` (last_error: ${d.last_error})` : ''}`,
+          ),
+          ...(submission.status !== 'received'
+            ? [`The test submission was stored as ${submission.status}: check the form settings.`]
+            : []),
+        ];
+    const summary = ok
+      ? `Verified: form ${form.id} (${form.name}) delivered its _test submission to ${sent} destination(s).`
+      : `Not verified yet: ${sent}/${ids.length} deliveries sent${settled ? '' : ` after ${wait} s`}; see next.`;
+    return okResult(summary, {
+      ok,
+      settled,
+      form,
+      submission,
+      deliveries: rows,
+      destinations,
+      routes,
+      embed,
+      next,
+    });
+  },
+};

@@ -1,0 +1,20 @@
+import type { Plan } from '../../shared/plans.js';
+import { effectivePlan, type Org } from '../services/orgs.js';
+
+type PlanSource = 'free' | 'billing' | 'complimentary' | 'selfhost';
+
+/**
+ * OrganizationPlan as the caller sees it. Expiry is applied at read time (nothing rewrites the row
+ * when a plan lapses): past plan_expires_at the plan in force is free and so is its source, while
+ * plan_expires_at and plan_note stay to say what lapsed and when.
+ */
+export function presentPlan(org: Org, now: Date) {
+  const plan: Plan = effectivePlan(org, now);
+  const lapsed = org.planExpiresAt !== null && org.planExpiresAt <= now;
+  return {
+    plan,
+    plan_source: (lapsed ? 'free' : org.planSource) as PlanSource,
+    plan_expires_at: org.planExpiresAt?.toISOString() ?? null,
+    plan_note: org.planNote,
+  };
+}

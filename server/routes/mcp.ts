@@ -1,0 +1,89 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { bodyLimit } from 'hono/body-limit';
+import type { McpContext } from '../../mcp/context.js';
+import { buildMcpServer } from '../../mcp/server.js';
+import { mcpOps } from '../../shared/contracts/mcp.js';
+import { authorize, hasScope } from '../http/auth.js';
+import type { Actor, AppEnv, Ctx } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { mount } from '../http/mount.js';
+
+const MCP_BODY_LIMIT = 1024 * 1024;
+
+/** Headers of the outer request that the in-process API calls carry too (client IP, request id). */
+function forwarded(c: Ctx): Record<string, string> {
+  const names = ['x-forwarded-for', c.get('deps').config.clientIpHeader];
+  const out: Record<string, string> = { 'x-request-id': c.get('requestId') };
+  for (const n of names) {
+    const v = c.req.header(n);
+    if (v) out[n] = v;
+  }
+  return out;
+}
+
+/**
+ * POST /mcp: MCP over streamable HTTP, stateless (a new server and transport per request). The
+ * Bearer key is checked by the API's own auth; the tools then call the API in process with that
+ * key, so every call passes the same scope checks, tenancy and validation as over the network.
+ * Without a key, only tools of public operations are listed (onboarding).
+ */
+export function registerMcp(app: OpenAPIHono<AppEnv>) {
+  app.use(
+    '/mcp',
+    bodyLimit({
+      maxSize: MCP_BODY_LIMIT,
+      onError: () => {
+        throw new ApiError('payload_too_large', 'The MCP request is larger than 1 MB.', {
+          headers: { Connection: 'close' },
+        });
+      },
+    }),
+  );
+
+  mount(app, mcpOps.call, async (c) => {
+    let actor: Actor | null = null;
+    const header = c.req.header('authorization');
+    if (header) {
+      await authorize('submit')(c, async () => {}); // throws 401 for an invalid key
+      actor = c.get('actor');
+    }
+    const apiKey = header ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] : undefined;
+    const extra = forwarded(c);
+    const env = c.env;
+    const ctx: McpContext = {
+      mode: 'http',
+      baseUrl: c.get('deps').config.publicBaseUrl,
+      // The same socket (env) and forwarding headers, so rate limits see the real client.
+      fetch: (input, init) => {
+        const req = new Request(input, init);
+        for (const [k, v] of Object.entries(extra)) if (!req.headers.has(k)) req.headers.set(k, v);
+        return Promise.resolve(app.request(req, undefined, env));
+      },
+      apiKey: () => apiKey,
+      allows: (scope) => {
+        if (scope === 'public') return true;
+        if (scope === 'session' || !actor) return false;
+        return hasScope(actor, scope);
+      },
+    };
+
+    // Stateless JSON answers: every answer is complete when handleRequest resolves.
+    const server = buildMcpServer(ctx);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      // The transport insists on both types in Accept; answers are always JSON here, so plain clients may omit it.
+      const headers = new Headers(c.req.raw.headers);
+      headers.set('accept', 'application/json, text/event-stream');
+      headers.delete('content-length'); // the body was read already and is passed parsed
+      const req = new Request(c.req.url, { method: 'POST', headers });
+      return (await transport.handleRequest(req, { parsedBody: c.req.valid('json') })) as never;
+    } finally {
+      await server.close();
+    }
+  });
+}

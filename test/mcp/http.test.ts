@@ -1,0 +1,145 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestEnv } from '../helpers/app.js';
+
+let t: TestEnv;
+let manage: string;
+let read: string;
+const open: Client[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const first = await t.onboard();
+  manage = first.key;
+  read = (await t.onboard(first.email, { scopes: ['read'], key_name: 'reader' })).key;
+});
+afterAll(async () => {
+  for (const c of open) await c.close().catch(() => {});
+  await t?.close();
+});
+
+/** An SDK client speaking streamable HTTP to the in-process app's POST /mcp. */
+async function connect(key?: string) {
+  const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8787/mcp'), {
+    fetch: (url, init) => Promise.resolve(t.app.request(String(url), init)),
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+  });
+  const client = new Client({ name: 'mcp-http-test', version: '0.0.0' });
+  await client.connect(transport);
+  open.push(client);
+  return client;
+}
+
+const names = async (c: Client) => (await c.listTools()).tools.map((x) => x.name);
+
+describe('MCP over streamable HTTP at POST /mcp', () => {
+  it('lists only the tools the key’s scopes allow', async () => {
+    const all = await names(await connect(manage));
+    expect(all).toEqual(expect.arrayContaining(['forms_create', 'forms_list', 'quickstart_and_verify', 'me_get']));
+    expect(all).not.toContain('api_keys_create'); // session-only
+
+    const reader = await names(await connect(read));
+    expect(reader).toEqual(expect.arrayContaining(['forms_list', 'deliveries_get', 'me_get']));
+    for (const n of ['forms_create', 'forms_delete', 'deliveries_retry', 'quickstart_and_verify']) {
+      expect(reader).not.toContain(n);
+    }
+
+    const anonymous = await names(await connect());
+    expect(anonymous).toEqual(expect.arrayContaining(['auth_request_code', 'auth_verify_code', 'sandboxes_create']));
+    expect(anonymous).not.toContain('forms_list');
+  });
+
+  it('calls a tool through the API: structured content plus a text summary', async () => {
+    const c = await connect(manage);
+    const created: any = await c.callTool({ name: 'forms_create', arguments: { name: 'Contact', project: 'site' } });
+    expect(created.isError).toBeFalsy();
+    expect(created.structuredContent.id).toMatch(/^fm_/);
+    expect(created.content[0].text).toContain(created.structuredContent.id);
+
+    const got: any = await c.callTool({ name: 'forms_get', arguments: { id: created.structuredContent.id } });
+    expect(got.structuredContent).toMatchObject({ id: created.structuredContent.id, name: 'Contact' });
+
+    const listed: any = await (await connect(read)).callTool({ name: 'forms_list', arguments: { limit: 5 } });
+    expect(listed.structuredContent.data.map((f: any) => f.id)).toContain(created.structuredContent.id);
+  });
+
+  it('answers API errors as isError results with the code, message and hint', async () => {
+    const c = await connect(manage);
+    const missing: any = await c.callTool({ name: 'deliveries_get', arguments: { id: 'dl_nothing' } });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent.error.code).toBe('not_found');
+    expect(missing.structuredContent.error.hint).toBeTruthy();
+    expect(missing.content[0].text).toMatch(/^not_found: /);
+    expect(missing.content[0].text).toContain('Hint: ');
+
+    const invalid: any = await c.callTool({ name: 'forms_create', arguments: { name: '' } });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent.error.code).toBe('validation_failed');
+
+    const denied: any = await (await connect(read)).callTool({ name: 'forms_create', arguments: { name: 'Nope' } });
+    expect(denied.isError).toBe(true);
+    expect(denied.structuredContent.error.code).toBe('forbidden');
+  });
+
+  it('lets a caller without a key use the onboarding tools: a sandbox, a submission, its read-back', async () => {
+    const c = await connect();
+    const locked: any = await c.callTool({ name: 'forms_list', arguments: {} });
+    expect(locked.isError).toBe(true);
+    expect(locked.structuredContent.error).toMatchObject({ code: 'unauthorized' });
+    expect(locked.structuredContent.error.hint).toContain('auth_request_code');
+
+    const made: any = await c.callTool({ name: 'sandboxes_create', arguments: { name: 'Try it' } });
+    expect(made.isError, made.content[0].text).toBeFalsy();
+    const { sandbox, sandbox_token } = made.structuredContent;
+    const formId = new URL(sandbox.submit_url).pathname.split('/').pop();
+    const sent: any = await c.callTool({ name: 'intake_submit', arguments: { formId, email: 'ada@example.com' } });
+    expect(sent.isError, sent.content[0].text).toBeFalsy();
+    expect(sent.structuredContent.ok).toBe(true);
+    const seen: any = await c.callTool({ name: 'sandboxes_read', arguments: { id: sandbox.id, sandbox_token } });
+    expect(seen.isError, seen.content[0].text).toBeFalsy();
+    expect(seen.structuredContent.submissions.map((s: any) => s.data.email)).toEqual(['ada@example.com']);
+  });
+
+  it('runs quickstart_and_verify in process, posting the test as the allowed origin', async () => {
+    await t.startWorker();
+    const c = await connect(manage);
+    const r: any = await c.callTool(
+      {
+        name: 'quickstart_and_verify',
+        arguments: { name: 'Site form', origin: 'https://www.example.com', notify_email: 'ops@example.com' },
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
+    expect(r.isError, r.content[0].text).toBeFalsy();
+    expect(r.structuredContent.submission.status).toBe('received');
+    expect(r.structuredContent.ok, r.content[0].text).toBe(true);
+    expect(r.structuredContent.deliveries.map((d: any) => d.status)).toEqual(['sent']);
+    expect(r.content[0].text).toMatch(/^Verified: /);
+  });
+
+  it('serves llms.txt and openapi.json as resources', async () => {
+    const c = await connect(read);
+    const uris = (await c.listResources()).resources.map((r) => r.uri);
+    expect(uris).toEqual(expect.arrayContaining(['formsvc://llms.txt', 'formsvc://openapi.json']));
+    const llms: any = await c.readResource({ uri: 'formsvc://llms.txt' });
+    expect(llms.contents[0].text).toContain('# formsvc');
+    const doc: any = await c.readResource({ uri: 'formsvc://openapi.json' });
+    expect(JSON.parse(doc.contents[0].text).paths['/mcp'].post.operationId).toBe('mcp_call');
+  });
+
+  it('refuses an invalid key with 401, answers plain JSON-RPC posts and 405 for GET', async () => {
+    const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const bad = await t.request('POST', '/mcp', { key: 'svc_live_nope', json: rpc });
+    expect(bad.status).toBe(401);
+    expect(bad.json.error.code).toBe('unauthorized');
+
+    const plain = await t.request('POST', '/mcp', { key: read, json: rpc });
+    expect(plain.status).toBe(200);
+    expect(plain.json.result.tools.length).toBeGreaterThan(10);
+
+    const get = await t.request('GET', '/mcp');
+    expect(get.status).toBe(405);
+  });
+});
