@@ -430,9 +430,7 @@ export async function deleteExpiredSandboxes(deps: Deps, batch = 200): Promise<n
       if (still.length) {
         // The conditions repeat in the deletes: a claim committing meanwhile moves the form and its
         // submissions out of the sandbox organization, and then nothing of it is deleted.
-        await tx
-          .delete(submissions)
-          .where(and(inArray(submissions.formId, still), inArray(submissions.orgId, orgIds)));
+        await tx.delete(submissions).where(and(inArray(submissions.formId, still), inArray(submissions.orgId, orgIds)));
         await tx.delete(forms).where(and(inArray(forms.id, still), eq(forms.sandbox, true)));
       }
     }
