@@ -1,0 +1,118 @@
+/** Stream rows and the small lookups the stream services share. */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { formSchemas, forms, streamSchemas, streamSources, streams } from '../db/schema.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { presentSchemaVersion } from '../services/schemas.js';
+import type { Mapping } from '../streams/mapping.js';
+
+export type StreamRow = typeof streams.$inferSelect;
+export type StreamSchemaRow = typeof streamSchemas.$inferSelect;
+export type StreamSourceRow = typeof streamSources.$inferSelect;
+export type FormRow = typeof forms.$inferSelect;
+export type Ui = Record<string, Record<string, unknown>>;
+export type Counts = { sources: number; routes: number; submissions_30d: number };
+export type SchemaInput = { json_schema: Record<string, unknown>; ui?: Ui; changelog?: string };
+export type SourceInput = { form_id?: string; selector?: string; mapping?: Mapping };
+
+export const presentStreamSchema = (s: StreamSchemaRow) => presentSchemaVersion(s);
+
+export function presentSource(s: StreamSourceRow) {
+  return {
+    id: s.id,
+    form_id: s.formId,
+    selector: s.selector,
+    mapping: s.mapping as Record<string, Record<string, unknown>>,
+    mapping_status: s.mappingStatus as 'valid' | 'incomplete',
+    missing: s.missing,
+    stream_schema_version: s.streamSchemaVersion,
+    created_at: s.createdAt.toISOString(),
+  };
+}
+
+export function presentStream(s: StreamRow, counts: Counts = { sources: 0, routes: 0, submissions_30d: 0 }) {
+  return {
+    id: s.id,
+    slug: s.slug,
+    name: s.name,
+    current_schema_version: s.currentSchemaVersion,
+    counts,
+    created_at: s.createdAt.toISOString(),
+  };
+}
+
+/** SQL: does form `f` match source `ss` (its form id, one of its tags, or its project)? */
+export const sourceMatchesForm = sql`(
+  ${streamSources.formId} = ${forms.id}
+  or (${streamSources.selector} like 'tag:%' and ${forms.tags} @> array[substr(${streamSources.selector}, 5)]::text[])
+  or ${streamSources.selector} = 'project:' || ${forms.projectId}
+)`;
+
+export async function getStreamRow(db: Db, orgId: string, id: string): Promise<StreamRow> {
+  const [row] = await db
+    .select()
+    .from(streams)
+    .where(and(eq(streams.id, id), eq(streams.orgId, orgId)))
+    .limit(1);
+  if (!row) throw notFound('stream', id);
+  return row;
+}
+
+export async function schemaRow(db: Db, stream: StreamRow) {
+  if (stream.currentSchemaVersion === null) return undefined;
+  const [row] = await db
+    .select()
+    .from(streamSchemas)
+    .where(and(eq(streamSchemas.streamId, stream.id), eq(streamSchemas.version, stream.currentSchemaVersion)))
+    .limit(1);
+  return row;
+}
+
+export async function sourcesOf(db: Db, orgId: string, streamId: string) {
+  return db
+    .select()
+    .from(streamSources)
+    .where(and(eq(streamSources.orgId, orgId), eq(streamSources.streamId, streamId)))
+    .orderBy(streamSources.id);
+}
+
+/** A form's current schema version row, if any. */
+export async function formSchemaOf(db: Db, form: FormRow) {
+  if (form.currentSchemaVersion === null) return undefined;
+  const [row] = await db
+    .select()
+    .from(formSchemas)
+    .where(and(eq(formSchemas.formId, form.id), eq(formSchemas.version, form.currentSchemaVersion)))
+    .limit(1);
+  return row;
+}
+
+export const invalid = (message: string, issues: { path: string; message: string }[], hint?: string) =>
+  new ApiError('validation_failed', message, { details: { issues }, ...(hint ? { hint } : {}) });
+
+export async function formOf(db: Db, orgId: string, formId: string): Promise<FormRow> {
+  const [form] = await db
+    .select()
+    .from(forms)
+    .where(and(eq(forms.id, formId), eq(forms.orgId, orgId), eq(forms.sandbox, false)))
+    .limit(1);
+  if (!form) throw notFound('form', formId);
+  return form;
+}
+
+export const schemaMissing = (streamRef: string) =>
+  new ApiError('stream_schema_missing', `Stream ${streamRef} has no schema and no source form has one to start from.`, {
+    hint:
+      'Pass schema: {json_schema: {...}} (POST /v1/streams) or json_schema (POST /v1/streams/{id}/schema), ' +
+      'or attach a form that has a published schema (POST /v1/forms/{id}/schema) and publish with from_form_id.',
+  });
+
+/** A route's source check for streams: the stream exists in this organization, locked until the transaction ends. */
+export async function lockStream(tx: Db, orgId: string, id: string) {
+  const [row] = await tx
+    .select({ id: streams.id })
+    .from(streams)
+    .where(and(eq(streams.id, id), eq(streams.orgId, orgId)))
+    .for('share');
+  if (!row) throw notFound('stream', id);
+}
