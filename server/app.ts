@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { operations } from '../shared/contracts/index.js';
 import type { ErrorCode } from '../shared/errors.js';
+import { isDbUnavailable } from './db/errors.js';
 import type { AppEnv, Deps } from './http/context.js';
 import { ApiError, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
@@ -179,21 +180,6 @@ export function buildApp(deps: Deps) {
 function reply(c: Context<AppEnv>, err: ApiError) {
   for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
   return c.json(envelope(err, c.get('deps')?.config.publicBaseUrl ?? ''), err.status as 400);
-}
-
-const DB_DOWN = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECT_TIMEOUT',
-  '57P01',
-  '57P03',
-]);
-function isDbUnavailable(err: unknown): boolean {
-  const code =
-    (err as { code?: string; cause?: { code?: string } })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
-  return typeof code === 'string' && DB_DOWN.has(code);
 }
 
 export type App = ReturnType<typeof buildApp>;

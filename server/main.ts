@@ -53,6 +53,7 @@ async function main() {
   if (config.worker) {
     worker = new Worker(deps, { config, mailer, outbound });
     await worker.start();
+    deps.handoff = worker.handoff;
     log.info(
       `delivery worker running (tick ${config.workerTickMs} ms, ${config.workerConcurrency} sends at once, ` +
         `${config.workerPerDestination} per destination)`,

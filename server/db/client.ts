@@ -10,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
 import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { isConnectionLost } from './errors.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -21,6 +22,11 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Raw rows of one statement, the same shape on both drivers. */
   rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /**
+   * One statement from fixed text and positional parameters ($1…), prepared once per connection on
+   * PostgreSQL (the hot paths: intake's one-statement write). Parameters go as text: cast them.
+   */
+  prepared<T = Record<string, unknown>>(text: string, params: (string | null)[]): Promise<T[]>;
   /** Calls fn for every NOTIFY on channel (both drivers). */
   listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -40,13 +46,21 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   } finally {
     await migrator.end({ timeout: 5 });
   }
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connect_timeout: 10 });
-  const db = drizzlePg(client, { schema }) as unknown as Db;
+  const client = postgres(url, {
+    max: opts.max ?? 10,
+    onnotice: () => {},
+    connect_timeout: 10,
+    backoff: reconnectDelayS,
+  });
+  const db = guardTransactions(drizzlePg(client, { schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
     async rows<T>(query: SQL) {
       return (await db.execute(query)) as unknown as T[];
+    },
+    async prepared<T>(text: string, params: (string | null)[]) {
+      return (await client.unsafe(text, params, { prepare: true })) as unknown as T[];
     },
     async listen(channel, fn) {
       const sub = await client.listen(channel, fn);
@@ -54,6 +68,54 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     },
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * Seconds before a pool connection that failed is opened again. postgres.js's default grows to 20 s
+ * and counts failures across the pool, so during an outage a request waited up to 20 s for a
+ * connection attempt before it could fail, and after one the service stayed down until the delay
+ * ran out. A cap of 2 s bounds both; ten connections retrying that often are no load on a server.
+ */
+const reconnectDelayS = (failures: number) => Math.min(0.05 * 2 ** failures, 2) * (0.5 + Math.random() / 2);
+
+/**
+ * postgres.js 3.4.9 answers a transaction whose connection was lost by writing ROLLBACK to that
+ * connection after it has closed, from a setImmediate, and the TypeError thrown there ends the
+ * process (porsager/postgres#1154, #1208; no fixed release yet). Its `begin()` already rejects when
+ * the connection closes, and the server rolls the transaction back by itself. So when the callback
+ * fails with a lost connection and the transaction has indeed been rejected that way, the callback
+ * is left unsettled: the driver never reaches its ROLLBACK, the caller has the connection error,
+ * and the abandoned chain is collected. Should the transaction still be open after a moment (the
+ * error was not about its connection after all), the error takes the ordinary path.
+ */
+function guardTransactions(db: Db): Db {
+  const begin = db.transaction.bind(db);
+  db.transaction = ((fn, config) => {
+    let settled = () => {};
+    const done = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
+    const run = begin(async (tx) => {
+      try {
+        return await fn(tx);
+      } catch (err) {
+        if (isConnectionLost(err) && (await within(done, 5000))) return new Promise<never>(() => {});
+        throw err;
+      }
+    }, config);
+    run.then(settled, settled);
+    return run;
+  }) as Db['transaction'];
+  return db;
+}
+
+/** Whether p settles within ms. */
+function within(p: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([p.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** Opens embedded PGlite in dataDir (memory when dataDir is null) and applies migrations. */
@@ -73,6 +135,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       kind: 'pglite',
       async rows<T>(query: SQL) {
         return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+      },
+      async prepared<T>(text: string, params: (string | null)[]) {
+        return (await client.query<T>(text, params)).rows;
       },
       async listen(channel, fn) {
         const unsub = await client.listen(channel, fn);

@@ -26,6 +26,12 @@ export const organizations = pgTable('organizations', {
   planExpiresAt: ts('plan_expires_at'),
   planNote: text('plan_note'),
   timezone: text('timezone').notNull().default('UTC'),
+  /**
+   * Bumped by triggers (migration 0007) whenever anything intake reads for this organization
+   * changes: the organization itself, its forms, routes, streams, stream sources and system
+   * webhooks. The intake cache keeps it and the one-statement write refuses a stale one.
+   */
+  configGen: bigint('config_gen', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
 });
 
@@ -164,7 +170,7 @@ export const submissions = pgTable(
     index('submissions_rate').on(t.formId, t.clientIp, t.receivedAt),
     // The monthly quota count and retention both read an organization's submissions by time.
     index('submissions_org_received').on(t.orgId, t.receivedAt),
-    uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey),
+    uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey).where(sql`idempotency_key is not null`),
   ],
 );
 
@@ -255,12 +261,13 @@ export const deliveries = pgTable(
   },
   (t) => [
     index('deliveries_org').on(t.orgId, t.id),
-    index('deliveries_submission').on(t.submissionId),
     index('deliveries_due').on(t.status, t.nextAttemptAt),
     index('deliveries_held').on(t.orgId, t.createdAt).where(sql`status = 'held'`),
     index('deliveries_released').on(t.orgId, t.releasedAt).where(sql`released_at is not null`),
+    // Also the index of a submission's deliveries (its leading column).
     uniqueIndex('deliveries_submission_route').on(t.submissionId, t.routeId),
-    uniqueIndex('deliveries_route_period').on(t.routeId, t.periodKey),
+    // Digest deliveries only: instant ones have no period (and cost no entry).
+    uniqueIndex('deliveries_route_period').on(t.routeId, t.periodKey).where(sql`period_key is not null`),
   ],
 );
 

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../mail.js';
 import type { AttachmentStorage } from '../storage.js';
+import type { Claimed } from '../worker/claim.js';
 import type { Outbound } from '../worker/types.js';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -36,6 +37,22 @@ export interface Deps {
   fetch: typeof fetch;
   /** Outbound HTTP behind the SSRF guard: webhooks, Telegram, destination tests. */
   outbound: Outbound;
+  /** This process's delivery worker taking deliveries as intake writes them (absent: no worker here). */
+  handoff?: Handoff;
+}
+
+/**
+ * Intake's shortcut past the claim: a delivery that this process's worker has room for is written
+ * already claimed (`sending`, attempt 1, a lease) in intake's own statement and queued here after
+ * it commits. Nothing changes for failure: should the process die first, the lease runs out and
+ * any worker takes the row again, as with any claim.
+ */
+export interface Handoff {
+  leaseMs: number;
+  /** Rows for this target the worker would queue now (0: write it pending, a claim takes it). */
+  room(targetId: string): number;
+  /** Rows already committed as claimed by this process. */
+  take(rows: Claimed[]): void;
 }
 
 export type AppEnv = {

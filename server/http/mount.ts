@@ -4,8 +4,12 @@ import type { Operation } from '../../shared/contracts/common.js';
 import { authorize } from './auth.js';
 import type { AppEnv } from './context.js';
 import { idempotency } from './idempotency.js';
+import { storableJson } from './storable.js';
 
-/** Mounts one registry operation: scope check, Idempotency-Key on authenticated POSTs, validation, handler. */
+/**
+ * Mounts one registry operation: scope check, Idempotency-Key on authenticated POSTs, unstorable
+ * strings refused (/v1 JSON bodies; intake has its own rules), validation, handler.
+ */
 export function mount<R extends Operation & RouteConfig>(
   app: OpenAPIHono<AppEnv>,
   op: R,
@@ -14,5 +18,6 @@ export function mount<R extends Operation & RouteConfig>(
 ): void {
   const middleware: MiddlewareHandler<AppEnv>[] = [authorize(op.scope), ...extra];
   if (op.method === 'post' && op.scope !== 'public') middleware.push(idempotency);
+  if (op.path.startsWith('/v1/') && op.request?.body) middleware.push(storableJson);
   app.openapi({ ...op, middleware } as R, handler as never);
 }

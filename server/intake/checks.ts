@@ -20,20 +20,27 @@ export interface Control {
   turnstileToken?: string;
 }
 
+/** A honeypot is filled when any of its values is (a repeated one, or a file). */
+const filled = (s: unknown) => s !== undefined && s !== null && s !== '' && s !== false;
 const str = (v: unknown) => (Array.isArray(v) ? v[0] : v) as unknown;
 
-/** Splits control fields (leading "_", the challenge token, the honeypot) from the data. */
-export function splitControl(fields: Record<string, unknown>, honeypot: string) {
+/**
+ * Splits control fields (leading "_", the challenge token, the honeypot) from the data. A repeated
+ * control field counts by its first text value: a file part under a control name is kept as an
+ * attachment but sets nothing (its `fl_` id is no key, subject, redirect or token; a honeypot is
+ * filled when any of its values is, a file too). File parts land after the text parts, in the order their writes finish.
+ */
+export function splitControl(fields: Record<string, unknown>, honeypot: string, fileIds?: ReadonlySet<string>) {
   const data: Record<string, unknown> = {};
   const control: Control = { test: false, honeypotFilled: false };
   for (const [k, v] of Object.entries(fields)) {
     if (k === honeypot) {
-      const s = str(v);
-      control.honeypotFilled = s !== undefined && s !== null && s !== '' && s !== false;
+      control.honeypotFilled = (Array.isArray(v) ? v : [v]).some(filled);
       continue;
     }
     if (k.startsWith('_') || CONTROL_FIELDS.has(k)) {
-      const s = str(v);
+      const s = str(fileIds && Array.isArray(v) ? v.filter((x) => !fileIds.has(x)) : v);
+      if (typeof s === 'string' && fileIds?.has(s)) continue;
       if (k === '_redirect' && typeof s === 'string') control.redirect = s;
       if (k === '_test') control.test = s === true || (typeof s === 'string' && TRUE.has(s.toLowerCase()));
       if (k === '_idempotency' && (typeof s === 'string' || typeof s === 'number')) control.idempotency = String(s);

@@ -46,6 +46,10 @@ export function mediaType(header: string | undefined): string {
 async function readCapped(req: Request, max: number): Promise<string> {
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) throw tooLarge(`The body is larger than ${max / 1024} KB.`);
+  // A declared length within the cap is all the HTTP parser lets through: read it whole (on
+  // @hono/node-server straight from the socket, without building a web stream).
+  if (req.headers.get('content-length') !== null && Number.isInteger(declared) && declared >= 0)
+    return new TextDecoder('utf-8', { fatal: false }).decode(await req.arrayBuffer());
   if (!req.body) return '';
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -66,11 +70,15 @@ async function readCapped(req: Request, max: number): Promise<string> {
 
 /**
  * Walks a parsed body: bounds on field count, depth and key length; strings made well-formed
- * (PostgreSQL rejects lone surrogates) and NUL characters refused (jsonb cannot hold them).
+ * (PostgreSQL rejects lone surrogates); NUL characters and numbers beyond the double range refused
+ * (jsonb cannot hold the first, and JSON.parse turns the second into Infinity, stored as null).
  */
 export function sanitize(value: unknown, state = { fields: 0 }, depth = 0): unknown {
   if (depth > INTAKE_LIMITS.depth) throw tooLarge(`The body nests deeper than ${INTAKE_LIMITS.depth} levels.`);
   if (typeof value === 'string') return clean(value);
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw malformed('The body has a number beyond the range that can be stored (about ±1.8e308).');
+  }
   if (Array.isArray(value)) {
     state.fields += value.length;
     if (state.fields > INTAKE_LIMITS.fields) throw tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`);
@@ -82,7 +90,7 @@ export function sanitize(value: unknown, state = { fields: 0 }, depth = 0): unkn
       state.fields += 1;
       if (state.fields > INTAKE_LIMITS.fields) throw tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`);
       if (k.length > INTAKE_LIMITS.keyLength) throw tooLarge(`A field name is longer than ${INTAKE_LIMITS.keyLength}.`);
-      out[clean(k)] = sanitize(v, state, depth + 1);
+      setOwn(out, clean(k), sanitize(v, state, depth + 1));
     }
     return out;
   }
@@ -94,11 +102,19 @@ function clean(s: string): string {
   return s.toWellFormed();
 }
 
+/**
+ * Sets an own property. A plain assignment to "__proto__" would replace the prototype instead, and
+ * the field would vanish from the stored data.
+ */
+function setOwn(obj: Fields, key: string, value: unknown) {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Repeated keys become arrays; single keys stay strings. */
 function addField(fields: Fields, name: string, value: unknown) {
-  if (!Object.hasOwn(fields, name)) fields[name] = value;
+  if (!Object.hasOwn(fields, name)) setOwn(fields, name, value);
   else if (Array.isArray(fields[name])) (fields[name] as unknown[]).push(value);
-  else fields[name] = [fields[name], value];
+  else setOwn(fields, name, [fields[name], value]);
 }
 
 /** Parses a submission body by its Content-Type: JSON object, urlencoded, or multipart with files. */
@@ -138,6 +154,9 @@ async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
   try {
     bb = busboy({
       headers: { 'content-type': req.headers.get('content-type') ?? '' },
+      // Browsers write part names and filenames in UTF-8 (HTML multipart/form-data encoding);
+      // busboy's default, latin1, would store "résumé" as "rÃ©sumÃ©".
+      defParamCharset: 'utf8',
       limits: {
         fieldSize: INTAKE_LIMITS.fieldBytes,
         fields: INTAKE_LIMITS.fields,
@@ -167,11 +186,19 @@ async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
     }
   });
 
-  bb.on('field', (name, value, info) => {
+  // busboy reports an empty or missing part name as undefined (whatever its types say): such a part
+  // is kept under the empty key, as `=value` is in urlencoded bodies.
+  bb.on('field', (partName, value, info) => {
+    const name = partName ?? '';
     if (info.valueTruncated) fail(tooLarge(`Field ${name} is larger than ${INTAKE_LIMITS.fieldBytes / 1024} KB.`));
     addField(fields, name, value);
   });
-  bb.on('file', (name, stream, info) => {
+  bb.on('file', (partName, stream, info) => {
+    // When the body ends mid-file busboy destroys this stream with an error (and fails the parse
+    // itself too). Until storage reads it, or when it is only drained, nothing else listens, and an
+    // unheard 'error' would be thrown as an uncaught exception: one truncated request would kill the process.
+    stream.on('error', () => {});
+    const name = partName ?? '';
     if (failure) {
       stream.resume();
       return;
@@ -214,7 +241,7 @@ async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
           sha256: r.sha256,
           storageKey: key,
         });
-        addField(fields, name, { $file: id });
+        addField(fields, name, id);
       }),
     );
   });
@@ -247,9 +274,7 @@ async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
     await Promise.all(stored.map((f) => rules.storage.remove(f.storageKey).catch(() => {})));
     throw failure;
   }
-  // File references: {$file: id} placeholders become fl_ ids (an array stays an array).
-  const withRefs = JSON.parse(JSON.stringify(fields), (_k, v) =>
-    v && typeof v === 'object' && typeof v.$file === 'string' && Object.keys(v).length === 1 ? v.$file : v,
-  );
-  return { fields: sanitize(withRefs) as Fields, files: stored, encoding: 'multipart' };
+  // A file part's value is its fl_ id itself. (An in-band {$file: id} placeholder swapped by a JSON
+  // reviver also matched a text field named "$file", and the fields object around it.)
+  return { fields: sanitize(fields) as Fields, files: stored, encoding: 'multipart' };
 }

@@ -77,13 +77,13 @@ export function streamPayload(deliveryId: string, input: PlanInput, view: Stream
 }
 
 /**
- * The enabled routes of every stream the form feeds, each with the form's mapped data. One
- * statement reads the sources (explicit form_id or a matching tag:/project: selector), their
+ * The enabled routes of every stream the form feeds, as candidate rows (one per matching source).
+ * One statement reads the sources (explicit form_id or a matching tag:/project: selector), their
  * mappings and validated versions, the streams and their routes: a stream publish commits its
  * version and re-validated sources together, so this never sees half of one.
  */
-async function streamRoutes(tx: Db, input: PlanInput) {
-  const rows = await tx
+async function streamCandidates(tx: Db, orgId: string, form: PlanInput['form']) {
+  return tx
     .select({
       route: routes,
       type: destinations.type,
@@ -102,15 +102,35 @@ async function streamRoutes(tx: Db, input: PlanInput) {
     .innerJoin(destinations, eq(destinations.id, routes.destinationId))
     .where(
       and(
-        eq(streamSources.orgId, input.orgId),
+        eq(streamSources.orgId, orgId),
         or(
-          eq(streamSources.formId, input.form.id),
-          and(isNotNull(streamSources.selector), inArray(streamSources.selector, selectorsOf(input.form))),
+          eq(streamSources.formId, form.id),
+          and(isNotNull(streamSources.selector), inArray(streamSources.selector, selectorsOf(form))),
         ),
       ),
     );
-  const byRoute = new Map<string, typeof rows>();
-  for (const row of rows) byRoute.set(row.route.id, [...(byRoute.get(row.route.id) ?? []), row]);
+}
+
+/** Every enabled route a submission of the form is planned against: the form's own and its streams'. */
+export interface FormRoutes {
+  direct: { route: Route; type: string }[];
+  viaStreams: Awaited<ReturnType<typeof streamCandidates>>;
+}
+
+/** Reads the form's routes (two statements); intake's cache keeps the result. */
+export async function readFormRoutes(tx: Db, orgId: string, form: PlanInput['form']): Promise<FormRoutes> {
+  const direct = await tx
+    .select({ route: routes, type: destinations.type })
+    .from(routes)
+    .innerJoin(destinations, eq(destinations.id, routes.destinationId))
+    .where(and(eq(routes.orgId, orgId), eq(routes.formId, form.id), eq(routes.enabled, true)));
+  return { direct, viaStreams: await streamCandidates(tx, orgId, form) };
+}
+
+/** Each stream route once, with the view of the data of the source that wins for this form. */
+function streamViews(candidatesOf: FormRoutes['viaStreams'], input: PlanInput) {
+  const byRoute = new Map<string, FormRoutes['viaStreams']>();
+  for (const row of candidatesOf) byRoute.set(row.route.id, [...(byRoute.get(row.route.id) ?? []), row]);
   return [...byRoute.values()].map((candidates) => {
     const source = pickSource(
       candidates.map((c) => c.source),
@@ -124,24 +144,21 @@ async function streamRoutes(tx: Db, input: PlanInput) {
 }
 
 /**
- * Plans one delivery per applicable route of the form and of every stream it feeds, inside the
- * intake transaction: disabled routes plan nothing, digest routes are collected per period later,
- * window and quality rules plan a `skipped` row, everything else is `pending` and due now. An
- * over-quota submission is not the visitor's fault, so only the window rule applies to it and its
- * due routes are planned `held` (never claimed; the release job makes them pending when the plan
- * allows). A stream delivery's payload is mapped now and kept: a later publish or mapping change
- * never rewrites it.
+ * The delivery rows of one submission, one per applicable route of the form and of every stream it
+ * feeds: disabled routes plan nothing, digest routes are collected per period later, window and
+ * quality rules plan a `skipped` row, everything else is `pending` and due now. An over-quota
+ * submission is not the visitor's fault, so only the window rule applies to it and its due routes
+ * are planned `held` (never claimed; the release job makes them pending when the plan allows). A
+ * stream delivery's payload is mapped now and kept: a later publish or mapping change never
+ * rewrites it.
  */
-export async function planDeliveries(tx: Db, input: PlanInput) {
-  const direct = await tx
-    .select({ route: routes, type: destinations.type })
-    .from(routes)
-    .innerJoin(destinations, eq(destinations.id, routes.destinationId))
-    .where(and(eq(routes.orgId, input.orgId), eq(routes.formId, input.form.id), eq(routes.enabled, true)));
-  const viaStreams = await streamRoutes(tx, input);
-  const rows: { route: Route; type: string; view?: StreamView }[] = [...direct, ...viaStreams];
+export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
+  const rows: { route: Route; type: string; view?: StreamView }[] = [
+    ...formRoutes.direct,
+    ...streamViews(formRoutes.viaStreams, input),
+  ];
   const held = input.submission.status === 'quarantined' && input.submission.quarantineReason === 'over_quota';
-  const planned = rows
+  return rows
     .filter(({ route }) => route.mode.type !== 'digest')
     .map(({ route, type, view }) => {
       const id = newId('delivery');
@@ -163,6 +180,11 @@ export async function planDeliveries(tx: Db, input: PlanInput) {
         createdAt: input.now,
       };
     });
+}
+
+/** Plans (and inserts, inside the intake transaction) the deliveries of one submission; see planFromRoutes. */
+export async function planDeliveries(tx: Db, input: PlanInput) {
+  const planned = planFromRoutes(await readFormRoutes(tx, input.orgId, input.form), input);
   if (planned.length) await tx.insert(deliveries).values(planned);
   return planned;
 }

@@ -4,8 +4,9 @@ import { intakeOps } from '../../shared/contracts/intake.js';
 import type { AppEnv } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
+import { currentEntry, intakeEntry } from '../intake/cache.js';
 import { canonicalOrigin, originAllowed } from '../intake/checks.js';
-import { type FormRow, intake, type Outcome, resolveForm } from '../intake/submit.js';
+import { type FormRow, intake, type Outcome } from '../intake/submit.js';
 import { escapeHtml } from '../present/html.js';
 
 /** CORS per the spec: an empty allowed_origins lets any origin post and echoes it. */
@@ -15,6 +16,9 @@ function cors(c: Context<AppEnv>, form: FormRow) {
   if (origin && originAllowed(form.settings.allowed_origins, canonicalOrigin(origin))) {
     c.header('Access-Control-Allow-Origin', origin);
     c.header('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+  } else {
+    c.header('Access-Control-Allow-Origin', undefined);
+    c.header('Access-Control-Expose-Headers', undefined);
   }
 }
 
@@ -37,9 +41,12 @@ function redirectTarget(c: Context<AppEnv>, out: Outcome): string {
 export function registerIntake(app: OpenAPIHono<AppEnv>) {
   mount(app, intakeOps.submit, async (c) => {
     const deps = c.get('deps');
-    const resolved = await resolveForm(deps.database.db, c.req.valid('param').formId);
-    cors(c, resolved.form);
-    const out = await intake(deps, { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n) }, resolved);
+    // The kept entry answers CORS for errors before the write; the write checks it is current, and
+    // the form it finally decided with answers the rest.
+    const entry = await intakeEntry(deps.database, c.req.valid('param').formId);
+    cors(c, entry.form);
+    const out = await intake(deps, { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n) }, entry);
+    cors(c, out.form);
     const s = out.submission;
     if (s.quarantineReason === 'rate_limited') {
       throw new ApiError('rate_limited', 'Too many submissions from this address; this one is stored as quarantined.', {
@@ -71,7 +78,7 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
   });
 
   mount(app, intakeOps.preflight, async (c) => {
-    const { form } = await resolveForm(c.get('deps').database.db, c.req.valid('param').formId);
+    const { form } = await currentEntry(c.get('deps').database, c.req.valid('param').formId);
     cors(c, form);
     c.header('Access-Control-Allow-Methods', 'POST, OPTIONS');
     c.header('Access-Control-Allow-Headers', 'Content-Type, Accept, Idempotency-Key');
@@ -80,7 +87,7 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
   });
 
   mount(app, intakeOps.thanks, async (c) => {
-    const { form } = await resolveForm(c.get('deps').database.db, c.req.valid('param').formId);
+    const { form } = await currentEntry(c.get('deps').database, c.req.valid('param').formId);
     const name = escapeHtml(form.name);
     return c.html(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Thank you · ${name}</title></head><body><main><h1>Thank you!</h1><p>Your submission to <strong>${name}</strong> was received.</p><p><a href="javascript:history.back()">Go back</a></p></main></body></html>`,

@@ -191,10 +191,17 @@ export async function intakeSchemaCheck(
   form: FormRow,
   data: Record<string, unknown>,
 ): Promise<IntakeSchemaResult | null> {
+  return checkAgainstSchema(form, (await currentSchemaRow(db, form)) ?? null, data);
+}
+
+/** intakeSchemaCheck against a version row already at hand (intake's cache keeps the current one). */
+export function checkAgainstSchema(
+  form: FormRow,
+  row: FormSchemaRow | null,
+  data: Record<string, unknown>,
+): IntakeSchemaResult | null {
+  if (!row || form.currentSchemaVersion === null) return null;
   const version = form.currentSchemaVersion;
-  if (version === null) return null;
-  const row = await versionRow(db, form.orgId, form.id, version);
-  if (!row) return null;
   const drift = compareToSchema(row.jsonSchema, data);
   if (form.schemaMode !== 'enforce' && form.schemaMode !== 'managed') return { version, violation: null, drift };
   let issues: SchemaIssue[];

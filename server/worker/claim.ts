@@ -1,6 +1,4 @@
-import { notInArray, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { deliveries, systemWebhookDeliveries } from '../db/schema.js';
 
 /** A claimed row: marked `sending` with a lease, its attempt already counted. */
 export interface Claimed {
@@ -15,72 +13,109 @@ export interface Claimed {
   submission_id: string | null;
   form_id: string | null;
   route_id: string | null;
+  /** When the lease this claim took runs out (another worker may then take the row again). */
+  lease_until: Date;
 }
 
 export interface ClaimOptions {
   now: Date;
   limit: number;
+  /** rows at most per target in one claim, for targets `room` does not name */
   perTarget: number;
   /** targets already at their limit in this process */
   busy: string[];
+  /** sends in flight in this process per target below its limit: a claim takes only the room left */
+  inFlight?: Record<string, number>;
+  /** rows at most for these targets (overrides perTarget less inFlight); 0 or less leaves a target out */
+  room?: Record<string, number>;
   leaseMs: number;
 }
 
+export type OutboxKind = 'delivery' | 'hook';
+
+/**
+ * The claim of one outbox as one statement of fixed text (prepared once per connection).
+ * Candidates come from three index range scans on (status, next_attempt_at), each stopping after
+ * $4 rows, so a claim reads a window of the backlog rather than all of it; they are ranked per
+ * target within that window, capped by the target's room, locked with SKIP LOCKED (rows another
+ * worker is claiming are passed over, never taken twice), re-checked as due under the lock, and
+ * marked `sending` with the lease.
+ *
+ * $1 now, $2 lease_until, $3 limit, $4 window, $5 room of targets not listed,
+ * $6 [{t, room}] per listed target, $7 targets left out.
+ */
+function claimText(table: string, target: string, extra: string) {
+  const scan = (where: string) => `(select id, ${target} as target, next_attempt_at from ${table}
+      where ${where} and not (${target} = any (array(select jsonb_array_elements_text($7::jsonb))))
+      order by next_attempt_at limit $4::int)`;
+  return `with cand as (
+    ${scan(`status = 'pending' and next_attempt_at <= $1::timestamptz`)}
+    union all
+    ${scan(`status = 'failed' and next_attempt_at <= $1::timestamptz`)}
+    union all
+    ${scan(`status = 'sending' and lease_until < $1::timestamptz`)}
+  ), ranked as (
+    select c.id, c.next_attempt_at,
+      row_number() over (partition by c.target order by c.next_attempt_at, c.id) as rn,
+      coalesce(r.room, $5::int) as room
+    from cand c left join jsonb_to_recordset($6::jsonb) as r(t text, room int) on r.t = c.target
+  ), picked as (
+    select d.id from ${table} d join ranked k on k.id = d.id
+    where k.rn <= k.room
+      and ((d.status in ('pending', 'failed') and d.next_attempt_at <= $1::timestamptz)
+        or (d.status = 'sending' and d.lease_until < $1::timestamptz))
+    order by k.next_attempt_at, k.id
+    limit $3::int
+    for update of d skip locked
+  )
+  update ${table} t set status = 'sending', attempts = t.attempts + 1, lease_until = $2::timestamptz
+  from picked where t.id = picked.id
+  returning t.id, t.org_id, t.${target} as target_id, t.attempts, t.max_attempts, t.payload, ${extra}`;
+}
+
 /** The two outboxes: route deliveries (target = destination) and system-webhook deliveries (target = webhook). */
-const OUTBOXES = {
-  delivery: {
-    name: 'deliveries',
-    target: sql.raw('destination_id'),
-    targetColumn: deliveries.destinationId,
-    extra: sql.raw('t.event_type, t.submission_id, t.form_id, t.route_id'),
-  },
-  hook: {
-    name: 'system_webhook_deliveries',
-    target: sql.raw('webhook_id'),
-    targetColumn: systemWebhookDeliveries.webhookId,
-    extra: sql.raw('t.event_type, null as submission_id, null as form_id, null as route_id'),
-  },
+const CLAIM: Record<OutboxKind, string> = {
+  delivery: claimText('deliveries', 'destination_id', 't.event_type, t.submission_id, t.form_id, t.route_id'),
+  hook: claimText(
+    'system_webhook_deliveries',
+    'webhook_id',
+    't.event_type, null::text as submission_id, null::text as form_id, null::text as route_id',
+  ),
 };
 
 /**
  * Claims up to `limit` due rows of one outbox: pending or failed ones whose next attempt is due, and
  * `sending` ones whose lease ran out (their worker died). FOR UPDATE SKIP LOCKED lets any number of
  * workers claim at once without taking the same row; at most `perTarget` rows per destination (or
- * webhook) are taken in one claim, and targets already at their limit in this process are left out.
+ * webhook) are taken in one claim, less what this process already sends there (or exactly `room`
+ * when given), and targets already at their limit in this process are left out.
  */
-export async function claim(database: Database, kind: keyof typeof OUTBOXES, opts: ClaimOptions): Promise<Claimed[]> {
-  const o = OUTBOXES[kind];
-  const table = sql.raw(o.name);
-  // ISO strings: postgres.js does not serialize a Date inside a raw statement.
-  const now = opts.now.toISOString();
-  const lease = new Date(opts.now.getTime() + opts.leaseMs).toISOString();
-  const busy: SQL = opts.busy.length ? sql`and ${notInArray(o.targetColumn, opts.busy)}` : sql``;
-  const due = (alias: string) => {
-    const a = sql.raw(alias);
-    return sql`((${a}.status in ('pending', 'failed') and ${a}.next_attempt_at <= ${now}::timestamptz)
-      or (${a}.status = 'sending' and ${a}.lease_until < ${now}::timestamptz))`;
-  };
-  const rows = await database.rows<Claimed>(sql`
-    with ranked as (
-      select id, row_number() over (partition by ${o.target} order by next_attempt_at, id) as rn
-      from ${table}
-      where ${due(o.name)} ${busy}
-      order by next_attempt_at, id
-      limit ${opts.limit * 4}
-    ), picked as (
-      select d.id from ${table} d join ranked r on r.id = d.id
-      where r.rn <= ${opts.perTarget} and ${due('d')}
-      order by d.next_attempt_at, d.id
-      limit ${opts.limit}
-      for update of d skip locked
-    )
-    update ${table} t set status = 'sending', attempts = t.attempts + 1, lease_until = ${lease}::timestamptz
-    from picked where t.id = picked.id
-    returning t.id, t.org_id, t.${o.target} as target_id, t.attempts, t.max_attempts, t.payload, ${o.extra}`);
+export async function claim(database: Database, kind: OutboxKind, opts: ClaimOptions): Promise<Claimed[]> {
+  if (opts.limit <= 0) return [];
+  const room: Record<string, number> = {};
+  for (const [t, n] of Object.entries(opts.inFlight ?? {})) room[t] = opts.perTarget - n;
+  Object.assign(room, opts.room ?? {});
+  const busy = new Set(opts.busy);
+  for (const [t, n] of Object.entries(room)) if (n <= 0) busy.add(t);
+  const rooms = Object.entries(room)
+    .filter(([t]) => !busy.has(t))
+    .map(([t, n]) => ({ t, room: n }));
+  const lease = new Date(opts.now.getTime() + opts.leaseMs);
+  // ISO strings and JSON: parameters go as text on both drivers, and the statement casts them.
+  const rows = await database.prepared<Claimed>(CLAIM[kind], [
+    opts.now.toISOString(),
+    lease.toISOString(),
+    String(opts.limit),
+    String(Math.max(opts.limit * 4, 64)),
+    String(opts.perTarget),
+    JSON.stringify(rooms),
+    JSON.stringify([...busy]),
+  ]);
   return rows.map((r) => ({
     ...r,
     attempts: Number(r.attempts),
     max_attempts: Number(r.max_attempts),
     payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+    lease_until: lease,
   }));
 }

@@ -124,7 +124,7 @@ export async function planDigests(deps: Deps): Promise<number> {
           payload,
           createdAt: now,
         })
-        .onConflictDoNothing({ target: [deliveries.routeId, deliveries.periodKey] })
+        .onConflictDoNothing({ target: [deliveries.routeId, deliveries.periodKey], where: sql`period_key is not null` })
         .returning({ id: deliveries.id });
       planned += inserted.length;
     }

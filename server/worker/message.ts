@@ -1,72 +1,115 @@
-import { eq } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { destinations, forms, submissions, systemWebhooks } from '../db/schema.js';
-import type { Claimed } from './claim.js';
+import type { Claimed, OutboxKind } from './claim.js';
 import type { DestinationTarget, OutboundMessage } from './types.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 
+/** What one claimed row is sent as; null when its destination (or system webhook) is gone or disabled. */
+export type Prepared = { dest: DestinationTarget; msg: OutboundMessage } | null;
+
 /**
- * The destination and the message of one claimed route delivery. The payload is the stored
- * snapshot (what a webhook receives, byte for byte); templates also see the form's name and
- * settings and the submission's `_subject` hint, read now.
+ * The destination and the message of each row of one claim, read with one query per table for the
+ * whole batch. The payload is the stored snapshot (what a webhook receives, byte for byte);
+ * templates (email, telegram) also see the form's name and settings and the submission's
+ * `_subject` hint, read now; webhooks need neither, so those are read only for other types.
  */
-export async function loadDelivery(
-  db: Db,
-  row: Claimed,
-): Promise<{ dest: DestinationTarget; msg: OutboundMessage } | null> {
-  const [dest] = await db
+export async function loadMessages(db: Db, kind: OutboxKind, rows: Claimed[]): Promise<Map<string, Prepared>> {
+  const out = new Map<string, Prepared>();
+  if (!rows.length) return out;
+  const targetIds = [...new Set(rows.map((r) => r.target_id))];
+  if (kind === 'hook') {
+    const hooks = await db.select().from(systemWebhooks).where(inArray(systemWebhooks.id, targetIds));
+    const byId = new Map(hooks.filter((h) => h.enabled).map((h) => [h.id, h]));
+    for (const row of rows) {
+      const hook = byId.get(row.target_id);
+      out.set(
+        row.id,
+        hook
+          ? {
+              dest: {
+                id: hook.id,
+                type: 'webhook',
+                name: 'system webhook',
+                config: { url: hook.url, secret: hook.secret },
+              },
+              msg: { deliveryId: row.id, event: row.event_type, payload: row.payload, context: emptyContext() },
+            }
+          : null,
+      );
+    }
+    return out;
+  }
+  const dests = await db
     .select({ id: destinations.id, type: destinations.type, name: destinations.name, config: destinations.config })
     .from(destinations)
-    .where(eq(destinations.id, row.target_id))
-    .limit(1);
-  if (!dest) return null;
-  const payloadForm = obj(row.payload.form);
-  const formId = row.form_id ?? (payloadForm.id as string | undefined) ?? null;
-  const [form] = formId
+    .where(inArray(destinations.id, targetIds));
+  const destById = new Map(dests.map((d) => [d.id, d]));
+  const templated = rows.filter((r) => {
+    const d = destById.get(r.target_id);
+    return d && d.type !== 'webhook';
+  });
+  const formIdOf = (r: Claimed) => r.form_id ?? (obj(r.payload.form).id as string | undefined) ?? null;
+  const formIds = [...new Set(templated.map(formIdOf).filter((x): x is string => !!x))];
+  const subIds = [...new Set(templated.map((r) => r.submission_id).filter((x): x is string => !!x))];
+  const formRows = formIds.length
     ? await db
         .select({ id: forms.id, slug: forms.slug, name: forms.name, settings: forms.settings })
         .from(forms)
-        .where(eq(forms.id, formId))
-        .limit(1)
+        .where(inArray(forms.id, formIds))
     : [];
-  const [sub] = row.submission_id
+  const subRows = subIds.length
     ? await db
-        .select({ subjectHint: submissions.subjectHint })
+        .select({ id: submissions.id, subjectHint: submissions.subjectHint })
         .from(submissions)
-        .where(eq(submissions.id, row.submission_id))
-        .limit(1)
+        .where(inArray(submissions.id, subIds))
     : [];
-  return {
-    dest,
-    msg: {
-      deliveryId: row.id,
-      event: row.event_type,
-      payload: row.payload,
-      context: {
-        form: form ?? {
-          id: String(payloadForm.id ?? ''),
-          slug: String(payloadForm.slug ?? ''),
-          name: String(payloadForm.slug ?? ''),
-          settings: {},
+  const formById = new Map(formRows.map((f) => [f.id, f]));
+  const hintById = new Map(subRows.map((s) => [s.id, s.subjectHint]));
+  for (const row of rows) {
+    const dest = destById.get(row.target_id);
+    if (!dest) {
+      out.set(row.id, null);
+      continue;
+    }
+    const payloadForm = obj(row.payload.form);
+    const formId = formIdOf(row);
+    const form = formId ? formById.get(formId) : undefined;
+    out.set(row.id, {
+      dest,
+      msg: {
+        deliveryId: row.id,
+        event: row.event_type,
+        payload: row.payload,
+        context: {
+          form: form
+            ? { id: form.id, slug: form.slug, name: form.name, settings: form.settings as Obj }
+            : {
+                id: String(payloadForm.id ?? ''),
+                slug: String(payloadForm.slug ?? ''),
+                name: String(payloadForm.slug ?? ''),
+                settings: {},
+              },
+          submission: row.payload.submission ? obj(row.payload.submission) : null,
+          data: obj(row.payload.data),
+          meta: obj(row.payload.meta),
+          subject_hint: (row.submission_id ? hintById.get(row.submission_id) : null) ?? null,
+          submissions: Array.isArray(row.payload.submissions) ? (row.payload.submissions as Obj[]) : undefined,
         },
-        submission: row.payload.submission ? obj(row.payload.submission) : null,
-        data: obj(row.payload.data),
-        meta: obj(row.payload.meta),
-        subject_hint: sub?.subjectHint ?? null,
-        submissions: Array.isArray(row.payload.submissions) ? (row.payload.submissions as Obj[]) : undefined,
       },
-    },
-  };
+    });
+  }
+  return out;
 }
 
-/**
- * The system webhook of a claimed system-webhook delivery, as a webhook destination; null when it
- * was deleted or disabled since the event (nothing more is sent to it).
- */
-export async function loadHook(db: Db, row: Claimed): Promise<DestinationTarget | null> {
-  const [hook] = await db.select().from(systemWebhooks).where(eq(systemWebhooks.id, row.target_id)).limit(1);
-  if (!hook?.enabled) return null;
-  return { id: hook.id, type: 'webhook', name: 'system webhook', config: { url: hook.url, secret: hook.secret } };
+function emptyContext(): OutboundMessage['context'] {
+  return {
+    form: { id: '', slug: '', name: '', settings: {} },
+    submission: null,
+    data: {},
+    meta: {},
+    subject_hint: null,
+  };
 }

@@ -119,6 +119,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
     async startWorker() {
       worker ??= new Worker(deps, { config, mailer, outbound });
       await worker.start();
+      deps.handoff = worker.handoff;
       return worker;
     },
     async close() {

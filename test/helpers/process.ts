@@ -4,6 +4,24 @@ import path from 'node:path';
 import { until } from './receiver.js';
 import type { startSmtpSink } from './smtp.js';
 
+/**
+ * The settings of a server process on loopback at `port` mailing through an SMTP sink: private
+ * webhook targets allowed, quiet logs, a short worker tick (fault tests and the bench).
+ */
+export function loopbackServerEnv(port: number, smtpUrl: string): Record<string, string> {
+  return {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    SMTP_URL: smtpUrl,
+    MAIL_TRANSPORT: 'smtp',
+    OUTBOUND_ALLOW_PRIVATE: 'true',
+    CODE_REQUESTS_PER_IP: '100000',
+    LOG_LEVEL: 'error',
+    WORKER_TICK_MS: '200',
+  };
+}
+
 /** A free loopback port. */
 export async function freePort(): Promise<number> {
   const srv = net.createServer();

@@ -1,0 +1,95 @@
+/** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
+
+export const PARTS = ['intake', 'baseline', 'e2e', 'drain'] as const;
+export type Part = (typeof PARTS)[number];
+
+export interface BenchConfig {
+  /** set: PostgreSQL (a fresh database on that server); unset: embedded PGlite in a temp DATA_DIR */
+  databaseUrl: string | null;
+  parts: Set<Part>;
+  /** seconds of each measured intake run (service and baseline alike) */
+  durationS: number;
+  /** seconds of load before the measured runs (service and baseline each) */
+  warmupS: number;
+  connections: number;
+  /** service/baseline run pairs */
+  pairs: number;
+  /** seconds of the steady end-to-end run, and its rate */
+  e2eS: number;
+  e2eRate: number;
+  /** pending deliveries released at once in the drain part */
+  backlog: number;
+  /** how long to wait for the drain to finish before reporting what arrived */
+  drainTimeoutS: number;
+  /** how long to wait for a run's deliveries to reach the receiver before the next run */
+  settleTimeoutS: number;
+}
+
+function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name}=${raw}: expected a number >= ${min}`);
+  return n;
+}
+
+function parts(raw: string | undefined): Set<Part> {
+  if (!raw) return new Set(PARTS);
+  const out = new Set<Part>();
+  for (const p of raw.split(',').map((s) => s.trim().toLowerCase())) {
+    if (!p) continue;
+    if (!(PARTS as readonly string[]).includes(p)) {
+      throw new Error(`BENCH_ONLY: unknown part "${p}" (known: ${PARTS.join(', ')})`);
+    }
+    out.add(p as Part);
+  }
+  if (!out.size) throw new Error('BENCH_ONLY names no part');
+  return out;
+}
+
+export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const durationS = num(env, 'BENCH_DURATION_S', 10);
+  return {
+    databaseUrl: env.DATABASE_URL || null,
+    parts: parts(env.BENCH_ONLY),
+    durationS,
+    warmupS: num(env, 'BENCH_WARMUP_S', Math.min(3, durationS), 0),
+    connections: Math.round(num(env, 'BENCH_CONNECTIONS', 50)),
+    pairs: Math.round(num(env, 'BENCH_PAIRS', 3)),
+    // A shortened run shortens the steady run in proportion (20 s at the default 10 s).
+    e2eS: num(env, 'BENCH_E2E_S', env.BENCH_DURATION_S ? 2 * durationS : 20),
+    e2eRate: num(env, 'BENCH_E2E_RATE', 50),
+    backlog: Math.round(num(env, 'BENCH_BACKLOG', 5000, 2)),
+    drainTimeoutS: num(env, 'BENCH_DRAIN_TIMEOUT_S', 300),
+    settleTimeoutS: num(env, 'BENCH_SETTLE_TIMEOUT_S', 180),
+  };
+}
+
+export const USAGE = `Settings (environment):
+  DATABASE_URL            postgres://… to bench against PostgreSQL (a fresh database per part, dropped at the end);
+                          unset: embedded PGlite (a temp DATA_DIR per part)
+  BENCH_ONLY              comma list of parts: ${PARTS.join(',')} (default: all)
+  BENCH_DURATION_S        seconds per intake run (default 10); also scales the e2e run to twice this
+  BENCH_WARMUP_S          warm-up seconds before the intake runs (default 3)
+  BENCH_CONNECTIONS       intake connections (default 50)
+  BENCH_PAIRS             service/baseline run pairs (default 3)
+  BENCH_E2E_S, BENCH_E2E_RATE   steady end-to-end run (default 20 s at 50 req/s)
+  BENCH_BACKLOG           deliveries released in the drain part (default 5000)
+  BENCH_DRAIN_TIMEOUT_S   wait for the drain at most this long (default 300)
+  BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)`;
+
+/** A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same object. */
+export function submissionBody(extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    name: 'Ada Lovelace',
+    email: 'ada.lovelace@example.com',
+    company: 'Analytical Engines Ltd',
+    phone: '+44 20 7946 0958',
+    topic: 'pricing',
+    message:
+      'Hello! We would like to know more about the team plan and about routing submissions to our CRM. ' +
+      'Could someone get in touch this week? Thanks.',
+    consent: true,
+    ...extra,
+  });
+}

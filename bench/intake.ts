@@ -1,0 +1,238 @@
+import { freePort, healthy } from '../test/helpers/process.js';
+import type { CannonResult } from './cannon.js';
+import { type BenchConfig, submissionBody } from './config.js';
+import { runCannon } from './load.js';
+import { type Cleanups, progress, rssMb, rssSampler, sleep, spawnTs, stopChild, waitFor } from './proc.js';
+import type { Receiver } from './receiver.js';
+import { type Service, type Store, storedFor, type Tenant } from './service.js';
+import { median } from './stats.js';
+
+export interface Ctx {
+  cfg: BenchConfig;
+  store: Store;
+  svc: Service | null;
+  tenant: Tenant | null;
+  receiver: Receiver;
+  clean: Cleanups;
+  /** problems worth a line in the report */
+  notes: string[];
+}
+
+export interface RunRow {
+  pair: number;
+  target: 'service' | 'baseline';
+  r: CannonResult;
+  /** submissions stored with status received (service) or rows stored (baseline) */
+  stored: number;
+  /** answered 2xx "ok" but not found stored */
+  lost: number;
+  /** stored and answered 2xx "ok", per second of the run */
+  rps: number;
+  /** service: ms from the end of the load until every webhook expected so far arrived */
+  settleMs: number | null;
+  /** webhooks of earlier service runs still undelivered when this run started (the service's worker busy) */
+  behindAtStart: number | null;
+  rssMaxMb: number | null;
+}
+
+export interface IntakeResult {
+  runs: RunRow[];
+  ratios: number[];
+  rssIdleMb: number | null;
+  rssLoadMb: number | null;
+}
+
+/** The reference server in a child process of its own. */
+async function startBaseline(ctx: Ctx) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const p = spawnTs('bench/baseline-server.ts', {
+    ...ctx.store.baselineEnv,
+    NODE_ENV: 'production',
+    BASELINE_PORT: String(port),
+  });
+  const stop = () => stopChild(p, 5000);
+  ctx.clean.add('stop baseline server', stop);
+  const exited = p.exited.then(({ code, signal }) => {
+    throw new Error(`baseline server exited during start-up (${code ?? signal}):\n${p.tail.text()}`);
+  });
+  exited.catch(() => {});
+  await Promise.race([healthy(base), exited]);
+  progress(`baseline server up (pid ${p.child.pid})`);
+  return {
+    base,
+    stop,
+    async count(formId: string): Promise<number> {
+      const r = await fetch(`${base}/count/${formId}`, { signal: AbortSignal.timeout(60_000) });
+      if (!r.ok) throw new Error(`baseline count: ${r.status}`);
+      return Number(((await r.json()) as { stored: number }).stored);
+    },
+  };
+}
+
+/** A form and how many of its webhooks the receiver should get. */
+export interface Expect {
+  form: string;
+  expected: number;
+}
+
+/** Webhooks still to arrive for the given forms. */
+export function behind(ctx: Ctx, targets: Expect[]) {
+  return targets.reduce((n, t) => n + Math.max(0, t.expected - ctx.receiver.distinct(t.form)), 0);
+}
+
+/**
+ * Waits until every webhook expected for the given forms reached the receiver: ms waited, or null
+ * (with a note) when the settle timeout passed first.
+ */
+export async function settle(ctx: Ctx, targets: Expect[], label: string): Promise<number | null> {
+  const t0 = Date.now();
+  const ok = await waitFor(() => {
+    ctx.svc?.assertAlive();
+    return behind(ctx, targets) === 0;
+  }, ctx.cfg.settleTimeoutS * 1000);
+  if (!ok) {
+    const left = behind(ctx, targets);
+    const all = targets.reduce((n, t) => n + t.expected, 0);
+    ctx.notes.push(
+      `${label}: ${left} of ${all} webhooks expected so far had not arrived ${ctx.cfg.settleTimeoutS} s after the load; went on`,
+    );
+    return null;
+  }
+  return Date.now() - t0;
+}
+
+function accepted(r: CannonResult) {
+  return r.ok2xx - r.notOk;
+}
+
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .slice(-12)
+    .map((l) => `    ${l.slice(0, 400)}`)
+    .join('\n');
+
+export function describeErrors(label: string, r: CannonResult, ctx: Ctx) {
+  const parts: string[] = [];
+  if (r.non2xx) {
+    const codes = Object.entries(r.statusCodes)
+      .filter(([c]) => !c.startsWith('2'))
+      .map(([c, n]) => `${n}×${c}`)
+      .join(', ');
+    parts.push(`${r.non2xx} non-2xx answers (${codes})`);
+  }
+  if (r.notOk) parts.push(`${r.notOk} 2xx answers without "ok":true (stored as quarantined/spam)`);
+  if (r.errors) parts.push(`${r.errors} connection errors (${r.timeouts} timeouts)`);
+  if (!parts.length) return;
+  if (r.sample) parts.push(`first such answer: ${r.sample}`);
+  const log = ctx.svc?.output();
+  if (log && !label.startsWith('baseline')) parts.push(`service output so far (last lines):\n${indent(log)}`);
+  ctx.notes.push(`${label}: ${parts.join('; ')}`);
+}
+
+export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
+  const { cfg } = ctx;
+  const withService = cfg.parts.has('intake');
+  const withBaseline = cfg.parts.has('baseline');
+  const baseline = withBaseline ? await startBaseline(ctx) : null;
+  const svc = withService ? ctx.svc! : null;
+  const tenant = withService ? ctx.tenant! : null;
+  const body = submissionBody();
+  const job = (url: string, duration: number) => ({ url, body, connections: cfg.connections, duration });
+  /** every service form so far and the webhooks it should produce */
+  const expects: Expect[] = [];
+
+  // Warm-up: the same load, on a form (or baseline key) of its own; then let the webhooks drain.
+  if (cfg.warmupS > 0) {
+    if (svc && tenant) {
+      const form = await tenant.form('bench warm-up');
+      progress(`service warm-up ${cfg.warmupS} s`);
+      const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.warmupS));
+      describeErrors('service warm-up', r, ctx);
+      const stored = await storedFor(ctx.store, svc, tenant.key, form);
+      expects.push({ form, expected: stored.received });
+      await settle(ctx, expects, 'service warm-up');
+    }
+    if (baseline) {
+      progress(`baseline warm-up ${cfg.warmupS} s`);
+      describeErrors('baseline warm-up', await runCannon(job(`${baseline.base}/s/warmup`, cfg.warmupS)), ctx);
+    }
+  }
+  let rssIdleMb: number | null = null;
+  if (svc) {
+    await sleep(2000);
+    rssIdleMb = rssMb(svc.pid);
+  }
+
+  const runs: RunRow[] = [];
+  const ratios: number[] = [];
+  for (let pair = 1; pair <= cfg.pairs; pair += 1) {
+    let serviceRps: number | null = null;
+    if (svc && tenant) {
+      const form = await tenant.form(`bench run ${pair}`);
+      const behindAtStart = behind(ctx, expects);
+      if (behindAtStart) {
+        ctx.notes.push(
+          `service run ${pair} started with ${behindAtStart} webhooks of earlier runs still due ` +
+            '(its worker delivered them during the run)',
+        );
+      }
+      progress(`pair ${pair}/${cfg.pairs}: service ${cfg.durationS} s`);
+      const sampler = rssSampler(svc.pid);
+      const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.durationS));
+      const rssMaxMb = sampler.stop();
+      svc.assertAlive();
+      describeErrors(`service run ${pair}`, r, ctx);
+      const stored = await storedFor(ctx.store, svc, tenant.key, form);
+      const ok = accepted(r);
+      const lost = Math.max(0, ok - stored.received);
+      if (lost) {
+        ctx.notes.push(
+          `service run ${pair}: ${ok} answered 2xx "ok" but only ${stored.received} stored as received ` +
+            `(${stored.total} stored in all, checked via ${stored.via}); the rate counts the stored ones only`,
+        );
+      }
+      const rps = Math.min(ok, stored.received) / r.durationS;
+      expects.push({ form, expected: stored.received });
+      const settleMs = await settle(ctx, expects, `service run ${pair}`);
+      runs.push({ pair, target: 'service', r, stored: stored.received, lost, rps, settleMs, behindAtStart, rssMaxMb });
+      serviceRps = rps;
+    }
+    if (baseline) {
+      const key = `run-${pair}`;
+      const behindAtStart = svc ? behind(ctx, expects) : null;
+      if (behindAtStart) {
+        ctx.notes.push(
+          `baseline run ${pair} shared the CPUs with the service delivering ${behindAtStart} webhooks still due: ` +
+            "its rate (and this pair's ratio) is understated",
+        );
+      }
+      progress(`pair ${pair}/${cfg.pairs}: baseline ${cfg.durationS} s`);
+      const r = await runCannon(job(`${baseline.base}/s/${key}`, cfg.durationS));
+      describeErrors(`baseline run ${pair}`, r, ctx);
+      const stored = await baseline.count(key);
+      const ok = accepted(r);
+      const lost = Math.max(0, ok - stored);
+      if (lost) ctx.notes.push(`baseline run ${pair}: ${ok} answered 2xx but only ${stored} stored`);
+      const rps = Math.min(ok, stored) / r.durationS;
+      runs.push({ pair, target: 'baseline', r, stored, lost, rps, settleMs: null, behindAtStart, rssMaxMb: null });
+      if (serviceRps !== null && rps > 0) ratios.push(serviceRps / rps);
+    }
+  }
+  await baseline?.stop();
+  const loads = runs.map((x) => x.rssMaxMb).filter((v): v is number => v !== null);
+  return { runs, ratios, rssIdleMb, rssLoadMb: loads.length ? Math.max(...loads) : null };
+}
+
+export function intakeFigures(res: IntakeResult) {
+  const svc = res.runs.filter((r) => r.target === 'service');
+  const base = res.runs.filter((r) => r.target === 'baseline');
+  return {
+    intake_rps: svc.length ? median(svc.map((r) => r.rps)) : null,
+    intake_p50_ms: svc.length ? median(svc.map((r) => r.r.p50)) : null,
+    intake_p99_ms: svc.length ? median(svc.map((r) => r.r.p99)) : null,
+    baseline_rps: base.length ? median(base.map((r) => r.rps)) : null,
+    intake_vs_baseline: res.ratios.length ? median(res.ratios) : null,
+  };
+}

@@ -1,0 +1,102 @@
+import { Pool } from 'undici';
+import type { CannonJob, CannonResult } from './cannon.js';
+import { type Child, killChild, nowMs, sleep, spawnTs } from './proc.js';
+
+/** The autocannon child in flight, so that a failure elsewhere can end it. */
+let current: Child | null = null;
+
+export async function stopLoad() {
+  if (current) await killChild(current);
+}
+
+/** One autocannon run in a child process of its own; resolves with its result. */
+export async function runCannon(job: CannonJob): Promise<CannonResult> {
+  const c = spawnTs('bench/cannon.ts', { BENCH_CANNON: JSON.stringify(job) }, { keepStdout: true });
+  current = c;
+  try {
+    const { code, signal } = await c.exited;
+    const line = c
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .pop();
+    if (code !== 0 || !line) {
+      throw new Error(`autocannon child failed (${code ?? signal}):\n${c.tail.text()}`);
+    }
+    return JSON.parse(line) as CannonResult;
+  } finally {
+    current = null;
+  }
+}
+
+export interface PacedResult {
+  sent: number;
+  /** sequence numbers answered 2xx with "ok":true */
+  accepted: Set<number>;
+  non2xx: number;
+  notOk: number;
+  errors: number;
+  /** how far behind schedule the sender fell at worst (ms): large values mean the rate was not held */
+  maxLagMs: number;
+  /** the first answer that was not 2xx "ok" (status and body, cut), or the first error */
+  sample: string | null;
+}
+
+/**
+ * A steady stream of POSTs: request i leaves at start + i/rate, whether or not earlier ones were
+ * answered (no coordinated omission). Each body carries its sequence number and `sent_at`, the
+ * nowMs() at the moment it is handed to the connection pool.
+ */
+export async function paced(
+  url: string,
+  rate: number,
+  seconds: number,
+  body: (extra: Record<string, unknown>) => string,
+): Promise<PacedResult> {
+  const u = new URL(url);
+  const pool = new Pool(u.origin, { connections: 32, keepAliveTimeout: 30_000 });
+  const count = Math.round(rate * seconds);
+  const out: PacedResult = { sent: 0, accepted: new Set(), non2xx: 0, notOk: 0, errors: 0, maxLagMs: 0, sample: null };
+  const inflight: Promise<void>[] = [];
+  const start = nowMs();
+  try {
+    for (let seq = 0; seq < count; seq += 1) {
+      const due = start + (seq * 1000) / rate;
+      const wait = due - nowMs();
+      if (wait > 1) await sleep(wait);
+      const sentAt = nowMs();
+      out.maxLagMs = Math.max(out.maxLagMs, sentAt - due);
+      out.sent += 1;
+      inflight.push(
+        pool
+          .request({
+            path: u.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json' },
+            body: body({ seq, sent_at: sentAt }),
+            headersTimeout: 30_000,
+            bodyTimeout: 30_000,
+          })
+          .then(async (res) => {
+            const text = await res.body.text();
+            const ok2xx = res.statusCode >= 200 && res.statusCode < 300;
+            if (ok2xx && text.includes('"ok":true')) {
+              out.accepted.add(seq);
+              return;
+            }
+            if (ok2xx) out.notOk += 1;
+            else out.non2xx += 1;
+            out.sample ??= `${res.statusCode} ${text.slice(0, 400)}`;
+          })
+          .catch((err: Error) => {
+            out.errors += 1;
+            out.sample ??= String(err.message);
+          }),
+      );
+    }
+    await Promise.all(inflight);
+  } finally {
+    await pool.close().catch(() => {});
+  }
+  return out;
+}

@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Wall-clock milliseconds with sub-millisecond resolution (comparable across processes of this machine). */
+export const nowMs = () => performance.timeOrigin + performance.now();
+
+/** Progress goes to stderr so that stdout holds the report only. */
+export const progress = (msg: string) => process.stderr.write(`· ${msg}\n`);
+
+/** Every child process this bench started and has not seen exit; killed whatever happens. */
+const live = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess) {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    try {
+      child.kill('SIGKILL');
+    } catch {}
+  }
+}
+
+// Last resort: should the bench end without running its cleanup, its children still go with it.
+process.on('exit', () => {
+  for (const c of live) killGroup(c);
+});
+
+/** The last lines a child wrote on stdout and stderr, for error messages. */
+export class Tail {
+  private lines: string[] = [];
+  push(chunk: Buffer) {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.lines.push(line);
+    if (this.lines.length > 40) this.lines.splice(0, this.lines.length - 40);
+  }
+  text() {
+    return this.lines.join('\n');
+  }
+}
+
+export interface Child {
+  child: ChildProcess;
+  tail: Tail;
+  /** everything written on stdout (kept only when asked for) */
+  stdout(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * A TypeScript entry point as `node --import tsx <script>`: the child's pid is the node process
+ * itself (no wrapper), in a process group of its own so that a kill takes everything it started.
+ */
+export function spawnTs(script: string, env: Record<string, string>, opts: { keepStdout?: boolean } = {}): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  live.add(child);
+  const tail = new Tail();
+  const out: Buffer[] = [];
+  child.stdout?.on('data', (c: Buffer) => {
+    if (opts.keepStdout) out.push(c);
+    else tail.push(c);
+  });
+  child.stderr?.on('data', (c: Buffer) => tail.push(c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+    child.once('error', (err) => {
+      live.delete(child);
+      tail.push(Buffer.from(String(err)));
+      resolve({ code: -1, signal: null });
+    });
+  });
+  return { child, tail, stdout: () => Buffer.concat(out).toString('utf8'), exited };
+}
+
+const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+
+/** SIGTERM (a graceful stop), then SIGKILL to the group if it has not exited within graceMs. */
+export async function stopChild(c: Child, graceMs = 15_000): Promise<'graceful' | 'killed'> {
+  if (!running(c.child)) return 'graceful';
+  try {
+    c.child.kill('SIGTERM');
+  } catch {}
+  const timer = sleep(graceMs).then(() => 'late' as const);
+  const how = await Promise.race([c.exited.then(() => 'exited' as const), timer]);
+  // The group may still hold helpers the process started.
+  killGroup(c.child);
+  if (how === 'late') {
+    await c.exited;
+    return 'killed';
+  }
+  return 'graceful';
+}
+
+/** SIGKILL to the child's group and wait until it is gone. */
+export async function killChild(c: Child) {
+  if (!running(c.child)) {
+    killGroup(c.child);
+    return;
+  }
+  killGroup(c.child);
+  await c.exited;
+}
+
+/** Resident set size of a process in MB (VmRSS of /proc/<pid>/status), or null when it cannot be read. */
+export function rssMb(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS every intervalMs while running; `stop()` returns the largest value seen. */
+export function rssSampler(pid: number | undefined, intervalMs = 100) {
+  let max: number | null = null;
+  const take = () => {
+    const v = rssMb(pid);
+    if (v !== null && (max === null || v > max)) max = v;
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    stop(): number | null {
+      clearInterval(timer);
+      take();
+      return max;
+    },
+  };
+}
+
+/** Cleanup steps run last-in first-out; one failing step does not skip the others; run at most once each. */
+export function cleanups() {
+  const steps: { what: string; run: () => unknown }[] = [];
+  return {
+    add(what: string, run: () => unknown) {
+      steps.push({ what, run });
+    },
+    async run() {
+      for (const step of steps.splice(0).reverse()) {
+        try {
+          await step.run();
+        } catch (err) {
+          process.stderr.write(`cleanup (${step.what}) failed: ${(err as Error).message}\n`);
+        }
+      }
+    },
+  };
+}
+
+export type Cleanups = ReturnType<typeof cleanups>;
+
+/** Polls check() every intervalMs until it is true (→ true) or timeoutMs passed (→ false). */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 50) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() >= end) return false;
+    await sleep(intervalMs);
+  }
+}
