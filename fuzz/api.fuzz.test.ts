@@ -14,6 +14,7 @@ import {
   expectWellFormed,
   fuzz,
   guardProcess,
+  must,
   type Tally,
 } from './support.js';
 
@@ -32,11 +33,6 @@ const guard = guardProcess();
 const used = new Map<string, { hash: string; status: number; text: string }>();
 /** Sandbox Idempotency-Key → the sandbox its first 201 made, and the body that made it. */
 const sandboxesByKey = new Map<string, { id: string; text: string }>();
-
-async function must(r: Answer, status: number, what: string) {
-  if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text}`);
-  return r.json;
-}
 
 beforeAll(async () => {
   t = await startTestApp({ SANDBOX_SOURCE_ALLOWANCE: '100000', SANDBOX_GLOBAL_CAP: '100000' });

@@ -21,7 +21,7 @@ import {
   writeJson,
 } from './bodies.js';
 import { control, FILE, group, idempotencyKey, normalize, put, type Refusal, refusal } from './model.js';
-import { type Answer, captureServerErrors, expectWellFormed, fuzz, guardProcess, type Tally } from './support.js';
+import { captureServerErrors, expectWellFormed, fuzz, guardProcess, must, type Tally } from './support.js';
 
 /**
  * POST /s/{formId} under generated bodies, encodings and headers. Every answer is checked against
@@ -53,11 +53,6 @@ const kind = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Kind>('paused') },
   { weight: 1, arbitrary: fc.constant<Kind>('sandbox') },
 );
-
-async function must(r: Answer, status: number, what: string) {
-  if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text}`);
-  return r.json;
-}
 
 beforeAll(async () => {
   t = await startTestApp({ SANDBOX_SOURCE_ALLOWANCE: '100000', SANDBOX_GLOBAL_CAP: '100000' });

@@ -88,6 +88,12 @@ export function captureServerErrors(deps: { log: unknown }): string[] {
   return seen;
 }
 
+/** The JSON of an answer that must have this status (setup steps, not the properties under test). */
+export async function must(r: Answer, status: number, what: string) {
+  if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text}`);
+  return r.json;
+}
+
 export interface Answer {
   status: number;
   headers: Headers;

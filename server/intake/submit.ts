@@ -21,7 +21,7 @@ import {
 } from './checks.js';
 import { type Parsed, parseSubmission } from './parse.js';
 import { planFromRoutes, readFormRoutes } from './plan.js';
-import { writeInOneStatement } from './write.js';
+import { submissionEvent, writeInOneStatement } from './write.js';
 
 export type FormRow = typeof forms.$inferSelect;
 type OrgRow = typeof organizations.$inferSelect;
@@ -336,18 +336,7 @@ async function decideAndStore(
     if (planned.length) await tx.insert(deliveries).values(planned);
     const eventType = eventTypeOf(form, v.status);
     if (eventType) {
-      const appended = await appendEvent(tx, {
-        orgId: org.id,
-        type: eventType,
-        subject: { submission_id: stored.id, form_id: form.id },
-        data: {
-          status: v.status,
-          quarantine_reason: v.reason,
-          test: control.test,
-          deliveries: planned.map((d) => d.id),
-        },
-        now,
-      });
+      const appended = await appendEvent(tx, submissionEvent(eventType, stored, planned));
       dispatched += appended.dispatched;
     }
     return { submission: stored, planned, retryAfter: wait, dispatched };
