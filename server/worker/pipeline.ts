@@ -8,8 +8,18 @@ import type { AdapterDeps } from './types.js';
 
 /** Rows one claim statement takes at most. */
 const MAX_CLAIM = 512;
+/** Rows one claim may take for targets this process has no queue for yet. */
+const NEW_TARGETS = 64;
 /** Least time between the starts of two rounds of claims. */
 const CLAIM_GAP_MS = 20;
+/**
+ * How long wakes wait after a claim that found nothing for a destination with room while some
+ * destination had none: its window of the backlog held only rows of full queues, and a claim
+ * per wake (every intake commit under load) would read that window again and again for nothing.
+ * Those queues ask for rows themselves as they drain (refill); a wake in the pause is kept and
+ * claims when it ends.
+ */
+const EMPTY_CLAIM_PAUSE_MS = 200;
 const KINDS: OutboxKind[] = ['delivery', 'hook'];
 
 /** Waits for p, or ms at most. */
@@ -35,6 +45,9 @@ export class Pipeline {
   /** The last claim of the outbox was cut short by the global limit. */
   private readonly full: Record<OutboxKind, boolean> = { delivery: false, hook: false };
   private readonly claiming: Record<OutboxKind, boolean> = { delivery: false, hook: false };
+  /** Until when wakes of the outbox wait (see EMPTY_CLAIM_PAUSE_MS), and the timer of a kept wake. */
+  private readonly pausedUntil: Record<OutboxKind, number> = { delivery: 0, hook: 0 };
+  private readonly keptWake: Record<OutboxKind, NodeJS.Timeout | null> = { delivery: null, hook: null };
   private scheduled = false;
   private lastRound = Number.NEGATIVE_INFINITY;
   private pumpRun: Promise<void> | null = null;
@@ -92,13 +105,37 @@ export class Pipeline {
       this.lastRound = performance.now();
       this.pumpRun = this.pump().finally(() => {
         this.pumpRun = null;
-        if (this.want.delivery) this.request('delivery');
-        if (this.want.hook) this.request('hook');
+        // Asks made during the round: wakes among them wait out a pause the round just began.
+        for (const k of KINDS) {
+          if (!this.want[k]) continue;
+          this.want[k] = false;
+          this.wake(k);
+        }
       });
     };
     const wait = this.lastRound + CLAIM_GAP_MS - performance.now();
     if (wait > 0) setTimeout(go, wait);
     else setImmediate(go);
+  }
+
+  /**
+   * A wake from outside the pipeline (an intake commit here, a NOTIFY from another process, the
+   * tick): a claim soon, unless the last one found only rows of full queues; then one claim when
+   * the pause ends.
+   */
+  wake(kind: OutboxKind) {
+    if (this.stopped) return;
+    const wait = this.pausedUntil[kind] - performance.now();
+    if (wait <= 0) {
+      this.request(kind);
+      return;
+    }
+    if (this.keptWake[kind]) return;
+    this.keptWake[kind] = setTimeout(() => {
+      this.keptWake[kind] = null;
+      this.request(kind);
+    }, wait);
+    this.keptWake[kind].unref();
   }
 
   /**
@@ -140,12 +177,17 @@ export class Pipeline {
 
   private async claimInto(kind: OutboxKind) {
     const { config, database } = this.deps;
-    const limit = Math.min(MAX_CLAIM, this.free());
-    if (limit <= 0) {
+    const free = this.free();
+    if (free <= 0) {
       this.full[kind] = true;
       return;
     }
     const room = this.lanes.rooms(kind);
+    // What the queues here can take, and some for targets without a queue yet: the claim reads a
+    // window of the backlog a few times its limit, so a limit far above what fits would read
+    // thousands of rows of one destination's backlog to take a handful.
+    const fits = Object.values(room).reduce((sum, n) => sum + Math.max(0, n), 0) + NEW_TARGETS;
+    const limit = Math.min(MAX_CLAIM, free, fits);
     const rows = await claim(database, kind, {
       now: this.deps.now(),
       limit,
@@ -155,6 +197,8 @@ export class Pipeline {
       leaseMs: config.workerLeaseMs,
     });
     this.full[kind] = rows.length >= limit;
+    const someFull = Object.values(room).some((n) => n <= 0);
+    this.pausedUntil[kind] = rows.length === 0 && someFull ? performance.now() + EMPTY_CLAIM_PAUSE_MS : 0;
     const held = rows.map((r) => ({ id: r.id, kind, attempts: r.attempts }));
     for (const h of held) this.claimed.set(h.id, h);
     let prepared: Map<string, Prepared>;
@@ -244,6 +288,7 @@ export class Pipeline {
   async stop(graceMs: number) {
     this.stopped = true;
     this.lanes.stopped = true;
+    for (const kind of KINDS) if (this.keptWake[kind]) clearTimeout(this.keptWake[kind]);
     // A claim under way finishes first (its rows are handed back).
     if (this.pumpRun) await within(this.pumpRun, graceMs);
     const queued = this.lanes.drain();

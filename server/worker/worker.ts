@@ -49,8 +49,8 @@ export class Worker {
   /** Asks for a claim of both outboxes soon; calls during a claim make another one follow. */
   wake() {
     if (this.stopped) return;
-    this.pipeline.request('delivery');
-    this.pipeline.request('hook');
+    this.pipeline.wake('delivery');
+    this.pipeline.wake('hook');
   }
 
   /** Plans closed digest periods, then wakes the pump if it planned any. */

@@ -240,6 +240,41 @@ describe('the batched delivery pipeline', () => {
     await allSent(t, orgId, N);
   });
 
+  it('does not claim on every wake while the backlog holds only rows of a full queue', {
+    timeout: 60_000,
+  }, async () => {
+    // The receiver answers nothing: A's four send slots stay taken and its queue stays full.
+    const { t, rx, orgId } = await setup(() => ({ status: 200, hold: true }));
+    const [dest] = await t.deps.database.rows<{ id: string; route_id: string }>(
+      sql`select d.id, r.id as route_id from destinations d join routes r on r.destination_id = d.id where d.org_id = ${orgId}`,
+    );
+    const rows = Array.from({ length: 200 }, () => ({ id: newId('delivery'), sub: newId('submission') }));
+    await t.deps.database.rows(sql`
+      insert into deliveries (id, org_id, submission_id, route_id, destination_id, status, max_attempts, next_attempt_at, payload)
+      select r.id, ${orgId}, r.sub, ${dest.route_id}, ${dest.id}, 'pending', 10, now() - interval '1 minute', jsonb_build_object('id', r.id)
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, sub text)`);
+    const database = t.deps.database;
+    const prepared = database.prepared;
+    const claims: number[] = [];
+    database.prepared = (text, params) => {
+      if (text.startsWith('with cand as') && text.includes('from deliveries')) claims.push(performance.now());
+      return prepared(text, params);
+    };
+    const worker = await t.startWorker();
+    await until('A’s slots taken', async () => rx.hits.length >= 4, 30_000);
+    // Claims now find only A's rows while A has no room: each pauses the wakes that follow it.
+    const from = claims.length;
+    for (let i = 0; i < 40; i++) {
+      worker.wake();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const during = claims.slice(from);
+    // Without the pause a claim would follow every CLAIM_GAP_MS (20 ms) of wakes.
+    expect(during.length).toBeGreaterThan(0);
+    for (let i = 1; i < during.length; i++) expect(during[i] - during[i - 1]).toBeGreaterThanOrEqual(150);
+    expect(rx.hits.length).toBe(4);
+  });
+
   it('takes deliveries intake hands over already claimed, and sends each once', { timeout: 120_000 }, async () => {
     const { t, rx, orgId, formId } = await setup(undefined, { WORKER_TICK_MS: '60000' });
     const worker = await t.startWorker();
