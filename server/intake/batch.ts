@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import { isDbUnavailable } from '../db/errors.js';
 
 /**
  * Intake's writes, grouped. The writes of the requests read in one event-loop turn go out together
@@ -12,7 +13,8 @@ import type { Database } from '../db/client.js';
  * group would ever form.)
  *
  * One bad row (a value PostgreSQL refuses) fails its statement; a failed group is then written
- * again one by one, so that only that row's request fails.
+ * again one by one, so that only that row's request fails. A database out of reach fails the whole
+ * group at once (each request answers 503).
  */
 
 /** One decided submission and the rows that go with it, in snake_case for jsonb_to_recordset. */
@@ -147,6 +149,16 @@ export class IntakeBatcher {
         w.resolve(results[i]);
       });
     } catch (err) {
+      // Without a database every write fails alike: going again one by one would make each
+      // request wait out a second connection attempt before its 503.
+      if (isDbUnavailable(err)) {
+        // The writes waiting behind this one would each wait out a connection attempt of their own
+        // before failing the same way: they fail now, and their requests answer 503 at once.
+        const waiting = this.queue;
+        this.queue = [];
+        for (const w of [...group, ...waiting]) w.reject(err);
+        return;
+      }
       if (group.length === 1) {
         group[0].reject(err);
         return;

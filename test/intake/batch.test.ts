@@ -146,6 +146,25 @@ describe('intake batcher', () => {
     expect(s.submissions.has(bad.submission.id as string)).toBe(false);
   });
 
+  it('fails a whole group, and the writes waiting behind it, at once when the database is out of reach', async () => {
+    let calls = 0;
+    const down: Database = {
+      ...t.deps.database,
+      prepared: async () => {
+        calls += 1;
+        await new Promise((r) => setTimeout(r, 50)); // a connection attempt that fails
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      },
+    };
+    const b = new IntakeBatcher(down, 1);
+    const group = [b.write(item({ d: 1 })), b.write(item({ d: 2 })), b.write(item({ d: 3 }))];
+    await new Promise((r) => setTimeout(r, 10)); // the group is under way
+    const behind = [b.write(item({ d: 4 })), b.write(item({ d: 5 }))];
+    const settled = await Promise.allSettled([...group, ...behind]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
+    expect(calls).toBe(1);
+  });
+
   it('stores concurrent submissions over HTTP, each once with its own answer', async () => {
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => t.request('POST', `/s/${formId}`, { json: { seq: i } })),
