@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../test/helpers/process.js';
 import { until } from '../test/helpers/receiver.js';
-import { startSmtpSink } from '../test/helpers/smtp.js';
 import { pool, type Reply, send, sleep, submissionIdOf } from './helpers/load.js';
-import { freshDatabase } from './helpers/pg.js';
 import { startFaultReceiver } from './helpers/receiver.js';
-import { cleanups, listAll, serverProcess, tenant } from './helpers/service.js';
+import { cleanups, databaseAndMail, listAll, serverProcess, tenant } from './helpers/service.js';
 
 const TOTAL = 2000;
 const CONCURRENCY = 20;
@@ -26,10 +24,7 @@ describe('kill -9 of the server during a 2,000-submission load', () => {
   afterAll(() => c.run());
 
   it('keeps every answered submission and delivers every planned delivery after a restart', async () => {
-    const db = await freshDatabase('crash');
-    c.add(() => db.drop());
-    const smtp = await startSmtpSink();
-    c.add(() => smtp.close());
+    const { db, smtp } = await databaseAndMail(c, 'crash');
     const hook = await startFaultReceiver();
     c.add(() => hook.close());
     const server = await serverProcess(smtp, { DATABASE_URL: db.url, WORKER_LEASE_MS: '2000', RETRY_BASE_MS: '100' });

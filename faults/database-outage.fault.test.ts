@@ -1,12 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../test/helpers/process.js';
 import { until } from '../test/helpers/receiver.js';
-import { startSmtpSink } from '../test/helpers/smtp.js';
 import { pool, type Reply, send, sleep, submissionIdOf } from './helpers/load.js';
-import { freshDatabase, PG_ADMIN_URL } from './helpers/pg.js';
+import { PG_ADMIN_URL } from './helpers/pg.js';
 import { startTcpProxy } from './helpers/proxy.js';
 import { startFaultReceiver } from './helpers/receiver.js';
-import { cleanups, serverProcess, tenant } from './helpers/service.js';
+import { cleanups, databaseAndMail, serverProcess, tenant } from './helpers/service.js';
 
 const CLIENTS = 10;
 const OUTAGE_MS = 5000;
@@ -30,13 +29,10 @@ describe('PostgreSQL unreachable under load', () => {
   afterAll(() => c.run());
 
   it('answers 503 with the error envelope, never hangs, and recovers by itself', async () => {
-    const db = await freshDatabase('outage');
-    c.add(() => db.drop());
+    const { db, smtp } = await databaseAndMail(c, 'outage');
     const pg = new URL(PG_ADMIN_URL);
     const proxy = await startTcpProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
     c.add(() => proxy.close());
-    const smtp = await startSmtpSink();
-    c.add(() => smtp.close());
     const hook = await startFaultReceiver();
     c.add(() => hook.close());
     const server = await serverProcess(smtp, {

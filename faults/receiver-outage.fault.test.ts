@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../test/helpers/process.js';
 import { until } from '../test/helpers/receiver.js';
-import { startSmtpSink } from '../test/helpers/smtp.js';
 import { pool, sleep } from './helpers/load.js';
-import { freshDatabase } from './helpers/pg.js';
 import { startFaultReceiver } from './helpers/receiver.js';
-import { cleanups, listAll, routeTo, serverProcess, tenant } from './helpers/service.js';
+import { cleanups, databaseAndMail, listAll, routeTo, serverProcess, tenant } from './helpers/service.js';
 
 const SUBMISSIONS = 30;
 /** Backoff base: attempt n waits 2^n × 25 ms ± 20 %, so the 10th (last) webhook attempt comes ~25 s after the first. */
@@ -19,10 +17,7 @@ describe('a receiver that is down for a while', () => {
   afterAll(() => c.run());
 
   it('gets every delivery once it is back, and nothing is dead before its attempts run out', async () => {
-    const db = await freshDatabase('receiver');
-    c.add(() => db.drop());
-    const smtp = await startSmtpSink();
-    c.add(() => smtp.close());
+    const { db, smtp } = await databaseAndMail(c, 'receiver');
     // First 503 to everything, then not listening at all (connection refused), then 200.
     const hook = await startFaultReceiver(() => ({ status: 503 }));
     c.add(() => hook.close());

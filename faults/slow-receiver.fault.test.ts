@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../test/helpers/process.js';
 import { until } from '../test/helpers/receiver.js';
-import { startSmtpSink } from '../test/helpers/smtp.js';
 import { pool } from './helpers/load.js';
-import { freshDatabase } from './helpers/pg.js';
 import { startFaultReceiver } from './helpers/receiver.js';
-import { cleanups, listAll, serverProcess, tenant } from './helpers/service.js';
+import { cleanups, databaseAndMail, listAll, serverProcess, tenant } from './helpers/service.js';
 
 const SLOW_MS = 10_000;
 /** The server's default sends per destination at once. */
@@ -18,10 +16,7 @@ describe('a slow receiver', () => {
   afterAll(() => c.run());
 
   it('does not hold up deliveries to other destinations', async () => {
-    const db = await freshDatabase('slow');
-    c.add(() => db.drop());
-    const smtp = await startSmtpSink();
-    c.add(() => smtp.close());
+    const { db, smtp } = await databaseAndMail(c, 'slow');
     const slow = await startFaultReceiver(() => ({ status: 200, delayMs: SLOW_MS }));
     c.add(() => slow.close());
     const fast = await startFaultReceiver();

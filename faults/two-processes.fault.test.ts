@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from '../test/helpers/process.js';
 import { until } from '../test/helpers/receiver.js';
-import { startSmtpSink } from '../test/helpers/smtp.js';
 import { pool, type Reply, send } from './helpers/load.js';
-import { freshDatabase } from './helpers/pg.js';
 import { startFaultReceiver } from './helpers/receiver.js';
-import { cleanups, listAll, type ServerProcess, serverProcess, tenant } from './helpers/service.js';
+import { cleanups, databaseAndMail, listAll, type ServerProcess, serverProcess, tenant } from './helpers/service.js';
 
 const RATE_MAX = 8;
 /** Phase 1: 40 addresses post 10 times each; 2 of every 10 are over the per-address limit. */
@@ -40,10 +38,7 @@ describe('two server processes with workers on one PostgreSQL database', () => {
   afterAll(() => c.run());
 
   it('send each delivery once and enforce rate limits and the monthly quota together', async () => {
-    const db = await freshDatabase('two');
-    c.add(() => db.drop());
-    const smtp = await startSmtpSink();
-    c.add(() => smtp.close());
+    const { db, smtp } = await databaseAndMail(c, 'two');
     const hook = await startFaultReceiver();
     c.add(() => hook.close());
     const env = {

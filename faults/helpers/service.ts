@@ -12,11 +12,14 @@ import {
   onboardOver,
   startServer,
 } from '../../test/helpers/process.js';
-import type { startSmtpSink } from '../../test/helpers/smtp.js';
+import { startSmtpSink } from '../../test/helpers/smtp.js';
+import { freshDatabase } from './pg.js';
 
 type Smtp = Awaited<ReturnType<typeof startSmtpSink>>;
 
 /** Cleanup steps run last-in first-out; one failing step does not skip the others. */
+export type Cleanups = ReturnType<typeof cleanups>;
+
 export function cleanups() {
   const steps: (() => unknown)[] = [];
   return {
@@ -33,6 +36,15 @@ export function cleanups() {
       }
     },
   };
+}
+
+/** A fresh database and an SMTP sink for one fault test, both undone by its cleanups. */
+export async function databaseAndMail(c: Cleanups, name: string) {
+  const db = await freshDatabase(name);
+  c.add(() => db.drop());
+  const smtp = await startSmtpSink();
+  c.add(() => smtp.close());
+  return { db, smtp };
 }
 
 /** SIGKILL to the process group, then waits until the process is gone (at once if it already is). */
