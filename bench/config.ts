@@ -23,6 +23,8 @@ export interface BenchConfig {
   drainTimeoutS: number;
   /** how long to wait for a run's deliveries to reach the receiver before the next run */
   settleTimeoutS: number;
+  /** false: the intake part runs the service with WORKER=false (intake alone; no webhook is awaited) */
+  intakeWorker: boolean;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
@@ -62,6 +64,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     backlog: Math.round(num(env, 'BENCH_BACKLOG', 5000, 2)),
     drainTimeoutS: num(env, 'BENCH_DRAIN_TIMEOUT_S', 300),
     settleTimeoutS: num(env, 'BENCH_SETTLE_TIMEOUT_S', 180),
+    intakeWorker: env.BENCH_INTAKE_WORKER !== 'false',
   };
 }
 
@@ -76,7 +79,10 @@ export const USAGE = `Settings (environment):
   BENCH_E2E_S, BENCH_E2E_RATE   steady end-to-end run (default 20 s at 50 req/s)
   BENCH_BACKLOG           deliveries released in the drain part (default 5000)
   BENCH_DRAIN_TIMEOUT_S   wait for the drain at most this long (default 300)
-  BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)`;
+  BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
+  BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
+                          (not the benchmark's figure: the service delivers as it takes submissions)
+  BENCH_PROFILE_DIR       the service processes write V8 CPU profiles (.cpuprofile) there when they stop`;
 
 /** A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same object. */
 export function submissionBody(extra: Record<string, unknown> = {}): string {

@@ -2,7 +2,18 @@ import { freePort, healthy } from '../test/helpers/process.js';
 import type { CannonResult } from './cannon.js';
 import { type BenchConfig, submissionBody } from './config.js';
 import { runCannon } from './load.js';
-import { type Cleanups, progress, rssMb, rssSampler, sleep, spawnTs, stopChild, waitFor } from './proc.js';
+import {
+  type Cleanups,
+  type CpuSpent,
+  cpuMeter,
+  progress,
+  rssMb,
+  rssSampler,
+  sleep,
+  spawnTs,
+  stopChild,
+  waitFor,
+} from './proc.js';
 import type { Receiver } from './receiver.js';
 import { type Service, type Store, storedFor, type Tenant } from './service.js';
 import { median } from './stats.js';
@@ -33,6 +44,8 @@ export interface RunRow {
   /** webhooks of earlier service runs still undelivered when this run started (the service's worker busy) */
   behindAtStart: number | null;
   rssMaxMb: number | null;
+  /** CPU time spent during the load (not during the settle that follows it) */
+  cpu: CpuSpent;
 }
 
 export interface IntakeResult {
@@ -61,6 +74,7 @@ async function startBaseline(ctx: Ctx) {
   progress(`baseline server up (pid ${p.child.pid})`);
   return {
     base,
+    pid: p.child.pid,
     stop,
     async count(formId: string): Promise<number> {
       const r = await fetch(`${base}/count/${formId}`, { signal: AbortSignal.timeout(60_000) });
@@ -151,8 +165,10 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
       const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.warmupS));
       describeErrors('service warm-up', r, ctx);
       const stored = await storedFor(ctx.store, svc, tenant.key, form);
-      expects.push({ form, expected: stored.received });
-      await settle(ctx, expects, 'service warm-up');
+      if (cfg.intakeWorker) {
+        expects.push({ form, expected: stored.received });
+        await settle(ctx, expects, 'service warm-up');
+      }
     }
     if (baseline) {
       progress(`baseline warm-up ${cfg.warmupS} s`);
@@ -180,7 +196,9 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
       }
       progress(`pair ${pair}/${cfg.pairs}: service ${cfg.durationS} s`);
       const sampler = rssSampler(svc.pid);
+      const meter = cpuMeter(svc.pid, ctx.store.kind === 'postgres');
       const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.durationS));
+      const cpu = meter.stop();
       const rssMaxMb = sampler.stop();
       svc.assertAlive();
       describeErrors(`service run ${pair}`, r, ctx);
@@ -194,9 +212,23 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
         );
       }
       const rps = Math.min(ok, stored.received) / r.durationS;
-      expects.push({ form, expected: stored.received });
-      const settleMs = await settle(ctx, expects, `service run ${pair}`);
-      runs.push({ pair, target: 'service', r, stored: stored.received, lost, rps, settleMs, behindAtStart, rssMaxMb });
+      let settleMs: number | null = null;
+      if (cfg.intakeWorker) {
+        expects.push({ form, expected: stored.received });
+        settleMs = await settle(ctx, expects, `service run ${pair}`);
+      }
+      runs.push({
+        pair,
+        target: 'service',
+        r,
+        stored: stored.received,
+        lost,
+        rps,
+        settleMs,
+        behindAtStart,
+        rssMaxMb,
+        cpu,
+      });
       serviceRps = rps;
     }
     if (baseline) {
@@ -209,14 +241,27 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
         );
       }
       progress(`pair ${pair}/${cfg.pairs}: baseline ${cfg.durationS} s`);
+      const meter = cpuMeter(baseline.pid, ctx.store.kind === 'postgres');
       const r = await runCannon(job(`${baseline.base}/s/${key}`, cfg.durationS));
+      const cpu = meter.stop();
       describeErrors(`baseline run ${pair}`, r, ctx);
       const stored = await baseline.count(key);
       const ok = accepted(r);
       const lost = Math.max(0, ok - stored);
       if (lost) ctx.notes.push(`baseline run ${pair}: ${ok} answered 2xx but only ${stored} stored`);
       const rps = Math.min(ok, stored) / r.durationS;
-      runs.push({ pair, target: 'baseline', r, stored, lost, rps, settleMs: null, behindAtStart, rssMaxMb: null });
+      runs.push({
+        pair,
+        target: 'baseline',
+        r,
+        stored,
+        lost,
+        rps,
+        settleMs: null,
+        behindAtStart,
+        rssMaxMb: null,
+        cpu,
+      });
       if (serviceRps !== null && rps > 0) ratios.push(serviceRps / rps);
     }
   }

@@ -40,6 +40,9 @@ function header(cfg: BenchConfig, root: Root) {
         'submission is found stored count',
     );
   }
+  if (cfg.parts.has('intake') && !cfg.intakeWorker) {
+    lines.push('intake runs WITHOUT the worker (BENCH_INTAKE_WORKER=false): intake alone, nothing delivered');
+  }
   if (cfg.parts.has('baseline')) {
     lines.push(
       root.kind === 'postgres'
@@ -68,7 +71,7 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
       fmt(x.r.p50),
       fmt(x.r.p99),
       x.behindAtStart ?? '—',
-      x.target === 'baseline' ? '—' : x.settleMs === null ? 'timeout' : fmt(x.settleMs / 1000, 1),
+      x.target === 'baseline' || !cfg.intakeWorker ? '—' : x.settleMs === null ? 'timeout' : fmt(x.settleMs / 1000, 1),
       fmt(x.rssMaxMb, 0),
     ]);
     out.push(
@@ -92,6 +95,20 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
           'RSS max MB',
         ],
         rows,
+      ),
+    );
+    out.push(
+      '',
+      'CPU time during the intake runs, ms per stored submission (from /proc; "bench" is this process, which runs ' +
+        'the webhook receiver; "postgres" is every PostgreSQL process of the machine)',
+      table(
+        ['pair', 'target', 'server', 'postgres', 'bench', 'all'],
+        res.intake.runs.map((x) => {
+          const per = (ms: number | null) => (ms === null || !x.stored ? null : ms / x.stored);
+          const all = [x.cpu.server, x.cpu.postgres, x.cpu.bench].reduce<number>((a, b) => a + (b ?? 0), 0);
+          const cell = (ms: number | null) => fmt(per(ms), 3);
+          return [x.pair, x.target, cell(x.cpu.server), cell(x.cpu.postgres), cell(x.cpu.bench), cell(all)];
+        }),
       ),
     );
     if (res.intake.ratios.length)
@@ -206,7 +223,7 @@ async function main() {
     const res: Results = {};
     if (cfg.parts.has('intake') || cfg.parts.has('baseline')) {
       const ctx: Ctx = cfg.parts.has('intake')
-        ? await part('intake')
+        ? await part('intake', cfg.intakeWorker)
         : { cfg, store: await openStore(root, 'intake', clean), svc: null, tenant: null, receiver, clean, notes };
       res.intake = await intakePhase(ctx);
       await ctx.svc?.stop();

@@ -52,8 +52,12 @@ export interface Child {
  * A TypeScript entry point as `node --import tsx <script>`: the child's pid is the node process
  * itself (no wrapper), in a process group of its own so that a kill takes everything it started.
  */
-export function spawnTs(script: string, env: Record<string, string>, opts: { keepStdout?: boolean } = {}): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export function spawnTs(
+  script: string,
+  env: Record<string, string>,
+  opts: { keepStdout?: boolean; nodeArgs?: string[] } = {},
+): Child {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -167,4 +171,67 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() >= end) return false;
     await sleep(intervalMs);
   }
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time (user + system, ms) of one process from /proc/<pid>/stat, or null when it cannot be read. */
+function cpuOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after its closing parenthesis.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (ms) of every process whose command name is `name` (the local PostgreSQL server's processes). */
+function cpuOfNamed(name: string): number {
+  let sum = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+    } catch {
+      continue;
+    }
+    sum += cpuOf(Number(entry)) ?? 0;
+  }
+  return sum;
+}
+
+export interface CpuSpent {
+  /** the server process measured (service or baseline) */
+  server: number | null;
+  /** all `postgres` processes of this machine (null when the store is embedded PGlite) */
+  postgres: number | null;
+  /** this bench process: the webhook receiver and the bookkeeping */
+  bench: number;
+}
+
+/**
+ * CPU time spent during a run, in ms, from /proc (Linux): by the server process, by the local
+ * PostgreSQL server's processes (backends that end during the run are not counted) and by the bench
+ * process itself, which runs the webhook receiver. Null figures where /proc cannot tell.
+ */
+export function cpuMeter(pid: number | undefined, withPostgres: boolean) {
+  const read = () => ({
+    server: pid ? cpuOf(pid) : null,
+    postgres: withPostgres ? cpuOfNamed('postgres') : null,
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+  });
+  const start = read();
+  return {
+    stop(): CpuSpent {
+      const end = read();
+      const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
+      return {
+        server: diff(start.server, end.server),
+        postgres: diff(start.postgres, end.postgres),
+        bench: end.bench - start.bench,
+      };
+    },
+  };
 }

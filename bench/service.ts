@@ -140,7 +140,10 @@ export class Service {
   async start(worker: boolean): Promise<{ spawnedAt: number; healthyAt: number }> {
     if (this.proc) throw new Error('service already running');
     const spawnedAt = nowMs();
-    const p = spawnTs('server/main.ts', { ...this.env, WORKER: String(worker) });
+    // BENCH_PROFILE_DIR: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
+    const dir = process.env.BENCH_PROFILE_DIR;
+    const nodeArgs = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+    const p = spawnTs('server/main.ts', { ...this.env, WORKER: String(worker) }, { nodeArgs });
     this.proc = p;
     const exited = p.exited.then(({ code, signal }) => {
       throw new Error(`service exited during start-up (${code ?? signal}):\n${p.tail.text()}`);
