@@ -53,6 +53,9 @@ export interface Handoff {
   room(targetId: string): number;
   /** Rows already committed as claimed by this process. */
   take(rows: Claimed[]): void;
+  /** Intake requests beginning and answered here: while they queue, the worker's sends yield (IntakeLoad). */
+  started(): void;
+  finished(): void;
 }
 
 export type AppEnv = {

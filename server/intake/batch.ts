@@ -21,7 +21,10 @@ import { isDbUnavailable } from '../db/errors.js';
 export interface BatchItem {
   /** the submission row, with `gen`: the organization's config_gen the caller decided with */
   submission: Record<string, unknown>;
-  /** each names its submission by `submission_id` */
+  /**
+   * Each names its submission by `submission_id`. A null `payload` is the instant payload, built by
+   * the statement from the submission row, `form_slug` and `received` (its received_at as sent).
+   */
   deliveries: Record<string, unknown>[];
   /** each names its submission by `sid` */
   events: Record<string, unknown>[];
@@ -52,11 +55,17 @@ d as (
   insert into deliveries (id, org_id, submission_id, route_id, destination_id, form_id, status, skip_reason,
     attempts, max_attempts, next_attempt_at, lease_until, schema_version, payload, created_at)
   select y.id, y.org_id, y.submission_id, y.route_id, y.destination_id, y.form_id, y.status, y.skip_reason,
-    y.attempts, y.max_attempts, y.next_attempt_at, y.lease_until, y.schema_version, y.payload, y.created_at
+    y.attempts, y.max_attempts, y.next_attempt_at, y.lease_until, y.schema_version,
+    coalesce(y.payload, jsonb_build_object('id', y.id, 'type', 'submission.received', 'schema_version', null,
+      'stream', null, 'form', jsonb_build_object('id', x.form_id, 'slug', y.form_slug),
+      'submission', jsonb_build_object('id', x.id, 'status', x.status, 'test', x.test, 'received_at', y.received),
+      'data', x.data, 'extras', '{}'::jsonb, 'meta', x.meta)),
+    y.created_at
   from jsonb_to_recordset($2::text::jsonb) as y(id text, org_id text, submission_id text, route_id text,
     destination_id text, form_id text, status text, skip_reason text, attempts integer, max_attempts integer,
     next_attempt_at timestamptz, lease_until timestamptz, schema_version integer, payload jsonb,
-    created_at timestamptz)
+    created_at timestamptz, form_slug text, received text)
+  join x on x.id = y.submission_id
   where y.submission_id in (select id from s)
 ),
 e as (

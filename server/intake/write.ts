@@ -37,10 +37,20 @@ export function submissionEvent(
  * organization's config_gen still equals the gen the caller decided with (see cache.ts). A repeat
  * of an idempotency key inserts nothing either (ON CONFLICT).
  */
+/** camelCase → snake_case of the few column names there are, each converted once. */
+const snakeKeys = new Map<string, string>();
+
 /** snake_case keys for jsonb_to_recordset (it matches JSON keys to the column names). */
 function snake(row: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) out[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
+  for (const k in row) {
+    let key = snakeKeys.get(k);
+    if (key === undefined) {
+      key = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      snakeKeys.set(k, key);
+    }
+    out[key] = row[k];
+  }
   return out;
 }
 
@@ -64,10 +74,19 @@ export async function writeInOneStatement(
   const lease = handoff ? new Date(row.receivedAt.getTime() + handoff.leaseMs) : null;
   const wanted = new Map<string, number>();
   const claimed: Claimed[] = [];
+  // An instant payload holds the submission's own data and meta (planFromRoutes puts these very
+  // objects in it): the statement builds it from the submission row rather than parse them twice.
+  const rowOf = (d: Planned[number]) => {
+    const p = d.payload as Record<string, unknown>;
+    const instant = p.stream === null && p.data === row.data && p.meta === row.meta;
+    return instant
+      ? { ...snake(d), payload: null, form_slug: entry.form.slug, received: row.receivedAt.toISOString() }
+      : snake(d);
+  };
   const deliveryRows = planned.map((d) => {
     const n = wanted.get(d.destinationId) ?? 0;
     if (d.status !== 'pending' || !handoff || handoff.room(d.destinationId) <= n) {
-      return { ...snake(d), attempts: 0, lease_until: null };
+      return { ...rowOf(d), attempts: 0, lease_until: null };
     }
     wanted.set(d.destinationId, n + 1);
     claimed.push({
@@ -83,7 +102,7 @@ export async function writeInOneStatement(
       route_id: d.routeId,
       lease_until: lease as Date,
     });
-    return { ...snake(d), status: 'sending', attempts: 1, lease_until: lease };
+    return { ...rowOf(d), status: 'sending', attempts: 1, lease_until: lease };
   });
   const event = eventType ? eventRow(submissionEvent(eventType, row, planned)) : null;
   const hooks = event && eventType ? hookDeliveryRows(entry.hooks[eventType], event) : [];

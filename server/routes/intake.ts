@@ -45,7 +45,14 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     // the form it finally decided with answers the rest.
     const entry = await intakeEntry(deps.database, c.req.valid('param').formId);
     cors(c, entry.form);
-    const out = await intake(deps, { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n) }, entry);
+    // This process's worker yields to intake while requests queue here (IntakeLoad).
+    deps.handoff?.started();
+    let out: Outcome;
+    try {
+      out = await intake(deps, { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n) }, entry);
+    } finally {
+      deps.handoff?.finished();
+    }
     cors(c, out.form);
     const s = out.submission;
     if (s.quarantineReason === 'rate_limited') {

@@ -39,7 +39,9 @@ export type OutboxKind = 'delivery' | 'hook';
  * $4 rows, so a claim reads a window of the backlog rather than all of it; they are ranked per
  * target within that window, capped by the target's room, locked with SKIP LOCKED (rows another
  * worker is claiming are passed over, never taken twice), re-checked as due under the lock, and
- * marked `sending` with the lease.
+ * marked `sending` with the lease. The candidates are looked up by primary key from an array, never
+ * joined: a plan made while the table was still empty (a fresh database, its statistics not yet
+ * gathered) would otherwise join them by scanning the table once per candidate.
  *
  * $1 now, $2 lease_until, $3 limit, $4 window, $5 room of targets not listed,
  * $6 [{t, room}] per listed target, $7 targets left out.
@@ -60,11 +62,11 @@ function claimText(table: string, target: string, extra: string) {
       coalesce(r.room, $5::int) as room
     from cand c left join jsonb_to_recordset($6::jsonb) as r(t text, room int) on r.t = c.target
   ), picked as (
-    select d.id from ${table} d join ranked k on k.id = d.id
-    where k.rn <= k.room
+    select d.id from ${table} d
+    where d.id = any (array(select k.id from ranked k where k.rn <= k.room))
       and ((d.status in ('pending', 'failed') and d.next_attempt_at <= $1::timestamptz)
         or (d.status = 'sending' and d.lease_until < $1::timestamptz))
-    order by k.next_attempt_at, k.id
+    order by d.next_attempt_at, d.id
     limit $3::int
     for update of d skip locked
   )

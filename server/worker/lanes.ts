@@ -2,6 +2,7 @@ import type { Deps } from '../http/context.js';
 import { adapterFor } from './adapters/index.js';
 import { webhookAdapter } from './adapters/webhook.js';
 import type { Claimed, OutboxKind } from './claim.js';
+import { IntakeLoad } from './intake-load.js';
 import type { Prepared } from './message.js';
 import type { Held } from './release.js';
 import type { AdapterDeps, SendResult } from './types.js';
@@ -63,6 +64,8 @@ export class Lanes {
     private readonly deps: Deps,
     private readonly adapterDeps: AdapterDeps,
     private readonly hooks: LanesHooks,
+    /** Intake first: while intake queues in this process, sends start only as it allows. */
+    private readonly intake: IntakeLoad = new IntakeLoad(),
   ) {}
 
   get perTarget() {
@@ -157,23 +160,33 @@ export class Lanes {
     return lane.more && this.hungry(lane);
   }
 
-  /** Starts sends from the queues, one lane after another, within both concurrency limits. */
+  /**
+   * Starts sends from the queues, one lane after another, within both concurrency limits and as
+   * far as intake lets them (see IntakeLoad); held back, it goes on when intake allows.
+   */
   dispatch() {
     if (this.stopped) return;
     const { workerConcurrency, workerLeaseMs } = this.deps.config;
     const now = this.deps.now().getTime();
     const stale: Held[] = [];
     let progress = true;
-    while (progress && this.active < workerConcurrency) {
+    let yielded = false;
+    while (progress && !yielded && this.active < workerConcurrency) {
       progress = false;
       for (const lane of [...this.lanes.values()]) {
         if (this.active >= workerConcurrency) break;
         if (!lane.queue.length || lane.sending >= this.perTarget) continue;
-        const job = lane.queue.shift() as Job;
+        const job = lane.queue[0];
+        // Half the lease gone: another worker could take the row before this send ends.
+        const isStale = job.row.lease_until.getTime() - now < workerLeaseMs / 2;
+        if (!isStale && !this.intake.mayStart()) {
+          yielded = true;
+          break;
+        }
+        lane.queue.shift();
         this.queued -= 1;
         progress = true;
-        // Half the lease gone: another worker could take the row before this send ends.
-        if (job.row.lease_until.getTime() - now < workerLeaseMs / 2) {
+        if (isStale) {
           stale.push({ id: job.row.id, kind: lane.kind, attempts: job.row.attempts });
           continue;
         }
@@ -183,6 +196,7 @@ export class Lanes {
         this.send(lane, job);
       }
     }
+    if (yielded) this.intake.whenFree(() => this.dispatch());
     if (stale.length) this.hooks.stale(stale);
   }
 

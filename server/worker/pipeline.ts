@@ -1,7 +1,9 @@
 import type { Deps, Handoff } from '../http/context.js';
 import { type Claimed, claim, type OutboxKind } from './claim.js';
+import { IntakeLoad } from './intake-load.js';
 import { type Lane, Lanes } from './lanes.js';
 import { loadMessages, type Prepared } from './message.js';
+import { OutboxStats } from './outbox-stats.js';
 import { Recorder } from './recorder.js';
 import { type Held, releaseClaims } from './release.js';
 import type { AdapterDeps } from './types.js';
@@ -40,6 +42,8 @@ export class Pipeline {
   /** Rows this process holds: queued, sending, or sent and waiting to be recorded. */
   private readonly claimed = new Map<string, Held>();
   private readonly lanes: Lanes;
+  private readonly intakeLoad: IntakeLoad;
+  private readonly stats: OutboxStats;
   private readonly recorder: Recorder;
   private readonly want: Record<OutboxKind, boolean> = { delivery: false, hook: false };
   /** The last claim of the outbox was cut short by the global limit. */
@@ -48,6 +52,8 @@ export class Pipeline {
   /** Until when wakes of the outbox wait (see EMPTY_CLAIM_PAUSE_MS), and the timer of a kept wake. */
   private readonly pausedUntil: Record<OutboxKind, number> = { delivery: 0, hook: 0 };
   private readonly keptWake: Record<OutboxKind, NodeJS.Timeout | null> = { delivery: null, hook: null };
+  /** A wake waits for intake's burst to end. */
+  private readonly calmWake: Record<OutboxKind, boolean> = { delivery: false, hook: false };
   private scheduled = false;
   private lastRound = Number.NEGATIVE_INFINITY;
   private pumpRun: Promise<void> | null = null;
@@ -62,7 +68,10 @@ export class Pipeline {
   constructor(
     private readonly deps: Deps,
     adapterDeps: AdapterDeps,
+    intakeLoad?: IntakeLoad,
   ) {
+    this.intakeLoad = intakeLoad ?? new IntakeLoad();
+    this.stats = new OutboxStats(deps.database);
     this.recorder = new Recorder(deps, {
       claimed: this.claimed,
       sending: () => this.lanes.active > 0,
@@ -70,21 +79,28 @@ export class Pipeline {
       retryAt: (kind, at) => this.wakeAt(kind, at),
       idle: () => this.checkIdle(),
     });
-    this.lanes = new Lanes(deps, adapterDeps, {
-      finished: (kind, row, result) => this.recorder.add({ kind, row, result, at: this.deps.now() }),
-      stale: (held) => {
-        this.deps.log.warn({ released: held.length }, 'claimed deliveries waited too long; handed back unsent');
-        void this.release(held).catch((err) => this.deps.log.error({ err: String(err) }, 'handing back failed'));
+    this.lanes = new Lanes(
+      deps,
+      adapterDeps,
+      {
+        finished: (kind, row, result) => this.recorder.add({ kind, row, result, at: this.deps.now() }),
+        stale: (held) => {
+          this.deps.log.warn({ released: held.length }, 'claimed deliveries waited too long; handed back unsent');
+          void this.release(held).catch((err) => this.deps.log.error({ err: String(err) }, 'handing back failed'));
+        },
+        after: (lane) => {
+          this.refill(lane);
+          this.checkIdle();
+        },
       },
-      after: (lane) => {
-        this.refill(lane);
-        this.checkIdle();
-      },
-    });
+      this.intakeLoad,
+    );
     this.handoff = {
       leaseMs: deps.config.workerLeaseMs,
       room: (target) => this.handoffRoom(target),
       take: (rows) => this.take(rows),
+      started: () => this.intakeLoad.started(),
+      finished: () => this.intakeLoad.finished(),
     };
   }
 
@@ -125,6 +141,18 @@ export class Pipeline {
    */
   wake(kind: OutboxKind) {
     if (this.stopped) return;
+    // While intake queues here, sends yield to it (IntakeLoad): a claim would only fill queues that
+    // do not move, reading the backlog for nothing. Intake's own rows still reach the queues
+    // (handoff), and a queue running low still claims (refill). One claim when the burst is over.
+    if (this.intakeLoad.busy()) {
+      if (this.calmWake[kind]) return;
+      this.calmWake[kind] = true;
+      this.intakeLoad.whenCalm(() => {
+        this.calmWake[kind] = false;
+        this.wake(kind);
+      });
+      return;
+    }
     const wait = this.pausedUntil[kind] - performance.now();
     if (wait <= 0) {
       this.request(kind);
@@ -197,6 +225,9 @@ export class Pipeline {
       leaseMs: config.workerLeaseMs,
     });
     this.full[kind] = rows.length >= limit;
+    if (rows.length >= NEW_TARGETS) {
+      this.stats.backlog(kind, (err) => this.deps.log.warn({ err: String(err) }, 'analyzing the outbox failed'));
+    }
     const someFull = Object.values(room).some((n) => n <= 0);
     this.pausedUntil[kind] = rows.length === 0 && someFull ? performance.now() + EMPTY_CLAIM_PAUSE_MS : 0;
     const held = rows.map((r) => ({ id: r.id, kind, attempts: r.attempts }));
@@ -288,6 +319,7 @@ export class Pipeline {
   async stop(graceMs: number) {
     this.stopped = true;
     this.lanes.stopped = true;
+    this.intakeLoad.close();
     for (const kind of KINDS) if (this.keptWake[kind]) clearTimeout(this.keptWake[kind]);
     // A claim under way finishes first (its rows are handed back).
     if (this.pumpRun) await within(this.pumpRun, graceMs);

@@ -1,6 +1,7 @@
 import type { Deps } from '../http/context.js';
 import { planDigests } from './digest.js';
 import { runHousekeeping } from './housekeeping.js';
+import type { IntakeLoad } from './intake-load.js';
 import { Pipeline } from './pipeline.js';
 import type { AdapterDeps } from './types.js';
 
@@ -24,8 +25,10 @@ export class Worker {
   constructor(
     private readonly deps: Deps,
     adapterDeps: AdapterDeps,
+    /** how this process's intake load is judged (tests pass one with a clock of their own) */
+    intakeLoad?: IntakeLoad,
   ) {
-    this.pipeline = new Pipeline(deps, adapterDeps);
+    this.pipeline = new Pipeline(deps, adapterDeps, intakeLoad);
   }
 
   async start() {

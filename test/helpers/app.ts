@@ -10,6 +10,7 @@ import type { Deps } from '../../server/http/context.js';
 import { createLogger } from '../../server/log.js';
 import { createMailer } from '../../server/mail.js';
 import { createLocalStorage } from '../../server/storage.js';
+import type { IntakeLoad } from '../../server/worker/intake-load.js';
 import { createOutbound } from '../../server/worker/outbound.js';
 import { Worker } from '../../server/worker/worker.js';
 import { startSmtpSink } from './smtp.js';
@@ -116,8 +117,8 @@ export async function startTestApp(env: Record<string, string> = {}) {
     api: (method: string, path: string, key: string | null, opts: Omit<ApiOptions, 'key'> = {}) =>
       request(method, path, { ...opts, key }),
     /** Starts the delivery worker in process (tests that need deliveries sent). */
-    async startWorker() {
-      worker ??= new Worker(deps, { config, mailer, outbound });
+    async startWorker(intakeLoad?: IntakeLoad) {
+      worker ??= new Worker(deps, { config, mailer, outbound }, intakeLoad);
       await worker.start();
       deps.handoff = worker.handoff;
       return worker;

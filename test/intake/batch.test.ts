@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/db/client.js';
 import { type BatchItem, IntakeBatcher } from '../../server/intake/batch.js';
 import { intakeEntry } from '../../server/intake/cache.js';
+import { instantPayload } from '../../server/intake/plan.js';
 import { newId } from '../../shared/ids.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 
@@ -176,5 +177,39 @@ describe('intake batcher', () => {
       sql`select id, (data->>'seq')::int as seq from submissions where id in ${ids}`,
     );
     expect(new Map(back.map((r) => [r.id, r.seq]))).toEqual(new Map(ids.map((id, i) => [id, i])));
+  });
+
+  it('stores the instant payload it builds from the submission row exactly as planned', async () => {
+    const dest = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'webhook', name: 'payload check', config: { url: 'https://example.com/hook' } },
+    });
+    const form = await t.api('POST', '/v1/forms', key, { json: { name: 'Payload check' } });
+    await t.api('POST', '/v1/routes', key, { json: { form_id: form.json.id, destination_id: dest.json.id } });
+    const data = { name: 'Zoë "Q" <z@example.com>', n: 1.5, ok: false, tags: ['a', 'b'], nested: { x: null } };
+    const r = await t.request('POST', `/s/${form.json.id}`, { json: data });
+    expect(r.status).toBe(200);
+    const [sub] = await rows<{ id: string; status: string; test: boolean; data: unknown; meta: unknown; at: Date }>(
+      sql`select id, status, test, data, meta, received_at as at from submissions where id = ${r.json.submission_id}`,
+    );
+    const [d] = await rows<{ id: string; payload: unknown }>(
+      sql`select id, payload from deliveries where submission_id = ${sub.id}`,
+    );
+    const slug = (await t.api('GET', `/v1/forms/${form.json.id}`, key)).json.slug;
+    expect(d.payload).toEqual(
+      instantPayload(d.id, {
+        orgId,
+        form: { id: form.json.id, slug, tags: [], projectId: '' },
+        submission: {
+          id: sub.id,
+          status: sub.status,
+          test: sub.test,
+          data: sub.data as Record<string, unknown>,
+          meta: sub.meta as Record<string, unknown>,
+          receivedAt: new Date(sub.at),
+        },
+        now: new Date(sub.at),
+      }),
+    );
+    expect((d.payload as { data: unknown }).data).toEqual(data);
   });
 });

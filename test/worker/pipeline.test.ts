@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemWebhooks } from '../../server/db/schema.js';
 import { claim } from '../../server/worker/claim.js';
+import { IntakeLoad } from '../../server/worker/intake-load.js';
 import { releaseClaims } from '../../server/worker/release.js';
 import { settleSent } from '../../server/worker/settle-sent.js';
 import { Worker } from '../../server/worker/worker.js';
@@ -149,6 +150,18 @@ describe('the batched delivery pipeline', () => {
       sql`select health, verified from destinations where org_id = ${orgId}`,
     );
     expect(dest).toMatchObject({ health: 'ok', verified: true });
+    // The first backlog of a fresh database had the outbox analyzed (OutboxStats).
+    await until(
+      'deliveries analyzed',
+      async () => {
+        const [s] = await t.deps.database.rows<{ analyzed: boolean }>(
+          sql`select (last_analyze is not null or last_autoanalyze is not null) as analyzed
+              from pg_stat_user_tables where relname = 'deliveries'`,
+        );
+        return s?.analyzed === true;
+      },
+      30_000,
+    );
   });
 
   it('records successes and failures finishing together: failures retry, successes are sent once', {
@@ -299,6 +312,45 @@ describe('the batched delivery pipeline', () => {
     expect(seen.size).toBe(N);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
     expect(rx.most).toBeLessThanOrEqual(4);
+  });
+
+  it('yields to intake while requests queue: a send per ten answered, claims deferred, then the rest at once', {
+    timeout: 120_000,
+  }, async () => {
+    const { t, rx, orgId, formId } = await setup(undefined, { WORKER_TICK_MS: '60000' });
+    // Intake's load judged on a clock of the test's own: stopped, the windows never pass.
+    let now = 0;
+    const load = new IntakeLoad({ clock: () => now });
+    await t.startWorker(load);
+    const database = t.deps.database;
+    const prepared = database.prepared;
+    let claims = 0;
+    database.prepared = (text, params) => {
+      if (text.startsWith('with cand as')) claims += 1;
+      return prepared(text, params);
+    };
+    // A burst under way: twenty requests in flight, eight of them answered.
+    for (let i = 0; i < 20; i++) load.started();
+    for (let i = 0; i < 8; i++) load.finished();
+    expect(load.busy()).toBe(true);
+    const claimsBefore = claims;
+    // 30 more answered requests (these submissions): three sends may start.
+    const N = 30;
+    await submitMany(t, formId, N);
+    await until('three sends', async () => rx.hits.length >= 3, 30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rx.hits.length).toBe(3);
+    // Intake's wakes wait for the burst to end; a queue running low after a send may claim.
+    expect(claims - claimsBefore).toBeLessThanOrEqual(3);
+    // Every submission is stored all the same, its delivery waiting.
+    const rows = await rowsOf(t, orgId);
+    expect(rows).toHaveLength(N);
+    // The burst is over: the rest go at once, each once.
+    now += 1000;
+    await allSent(t, orgId, N);
+    const seen = count(rx.ids());
+    expect(seen.size).toBe(N);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
   });
 
   it('records a success at once while another destination still holds a send open', { timeout: 60_000 }, async () => {
