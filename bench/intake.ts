@@ -145,6 +145,32 @@ export function describeErrors(label: string, r: CannonResult, ctx: Ctx) {
   ctx.notes.push(`${label}: ${parts.join('; ')}`);
 }
 
+/**
+ * Waits (up to 60 s) until no autovacuum worker runs on the PostgreSQL server, so that neither
+ * target's run shares the machine with vacuuming the tables an earlier run filled (PostgreSQL only).
+ */
+async function quiet(ctx: Ctx, label: string) {
+  const sql = ctx.store.sql;
+  if (!sql) return;
+  const busy = async () =>
+    Number(
+      (
+        await sql<
+          { n: number }[]
+        >`select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'`
+      )[0].n,
+    );
+  if (!(await busy())) return;
+  const t0 = Date.now();
+  const done = await waitFor(async () => (await busy()) === 0, 60_000, 200);
+  const s = ((Date.now() - t0) / 1000).toFixed(1);
+  ctx.notes.push(
+    done
+      ? `${label}: waited ${s} s for autovacuum to finish first`
+      : `${label}: autovacuum still running after ${s} s; ran anyway`,
+  );
+}
+
 export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   const { cfg } = ctx;
   const withService = cfg.parts.has('intake');
@@ -194,6 +220,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
             '(its worker delivered them during the run)',
         );
       }
+      await quiet(ctx, `service run ${pair}`);
       progress(`pair ${pair}/${cfg.pairs}: service ${cfg.durationS} s`);
       const sampler = rssSampler(svc.pid);
       const meter = cpuMeter(svc.pid, ctx.store.kind === 'postgres');
@@ -240,6 +267,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
             "its rate (and this pair's ratio) is understated",
         );
       }
+      await quiet(ctx, `baseline run ${pair}`);
       progress(`pair ${pair}/${cfg.pairs}: baseline ${cfg.durationS} s`);
       const meter = cpuMeter(baseline.pid, ctx.store.kind === 'postgres');
       const r = await runCannon(job(`${baseline.base}/s/${key}`, cfg.durationS));
