@@ -4,6 +4,7 @@ import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { driftEvents, forms } from '../db/schema.js';
 import { appendEvent } from '../events.js';
+import { PATTERN_BUDGET_MS, type PatternTest, tenantPattern, withPatternBudget } from './patterns.js';
 
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 
@@ -36,12 +37,12 @@ const fits = (observed: string, declared: string) =>
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** patternProperties keys as regexes; one that does not compile as a JS regex declares nothing here. */
-function patterns(schema: Record<string, unknown>): RegExp[] {
+function patterns(schema: Record<string, unknown>): PatternTest[] {
   if (!isObject(schema.patternProperties)) return [];
-  const out: RegExp[] = [];
+  const out: PatternTest[] = [];
   for (const p of Object.keys(schema.patternProperties)) {
     try {
-      out.push(new RegExp(p, 'u'));
+      out.push(tenantPattern(p, 'u'));
     } catch {
       // ajv compiled it with its own options; a pattern JS cannot read is skipped, never fatal at intake.
     }
@@ -60,6 +61,11 @@ function patterns(schema: Record<string, unknown>): RegExp[] {
  * Findings come sorted by (field, kind), the order their rows are locked in.
  */
 export function compareToSchema(jsonSchema: unknown, data: Record<string, unknown>): DriftFinding[] {
+  // One budget for all the key tests against tenant patternProperties (see patterns.ts).
+  return withPatternBudget(PATTERN_BUDGET_MS, () => compare(jsonSchema, data));
+}
+
+function compare(jsonSchema: unknown, data: Record<string, unknown>): DriftFinding[] {
   if (!isObject(jsonSchema)) return [];
   const props = isObject(jsonSchema.properties) ? jsonSchema.properties : null;
   const required = Array.isArray(jsonSchema.required)

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../http/errors.js';
+import { PATTERN_BUDGET_MS, tenantRegExpEngine, withPatternBudget } from './patterns.js';
 
 export interface SchemaIssue {
   path: string;
@@ -20,7 +21,14 @@ const CACHE_SIZE = 500;
 // One instance for every tenant. Nothing is ever fetched: compile() is synchronous and there is no
 // loadSchema. addUsedSchema:false keeps a tenant's $id out of the shared registry; compileOrThrow
 // also drops whatever a compile registered, so one tenant's $id never resolves in another's schema.
-const ajv = new Ajv2020({ strict: false, strictTuples: false, allErrors: true, addUsedSchema: false });
+// Tenant patterns are guarded (patterns.ts): no visitor's value can make one hold the event loop.
+const ajv = new Ajv2020({
+  strict: false,
+  strictTuples: false,
+  allErrors: true,
+  addUsedSchema: false,
+  code: { regExp: tenantRegExpEngine },
+});
 addFormats.default(ajv);
 
 const cache = new Map<string, ValidateFunction>();
@@ -137,6 +145,6 @@ function issueOf(e: ErrorObject): SchemaIssue {
 /** Validates submission data against one schema version; issues are bounded to the first 50. */
 export function validateData(formId: string, version: number, jsonSchema: unknown, data: unknown): ValidationResult {
   const validate = validatorFor(formId, version, jsonSchema);
-  if (validate(data)) return { valid: true, issues: [] };
+  if (withPatternBudget(PATTERN_BUDGET_MS, () => validate(data))) return { valid: true, issues: [] };
   return { valid: false, issues: (validate.errors ?? []).slice(0, MAX_ISSUES).map(issueOf) };
 }

@@ -196,6 +196,32 @@ describe('form schemas', () => {
     expect(Number(quarantined[0].n)).toBe(2);
   });
 
+  it('a catastrophic tenant pattern cannot hold the server: the post is judged and stored at once', async () => {
+    const formId = await createForm(t, key);
+    const json_schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', pattern: '^(a+)+$' },
+        code: { type: 'string', pattern: '^(?=[A-Z])([A-Z0-9]+)+$' },
+      },
+    };
+    expect((await publish(formId, { json_schema })).status).toBe(201);
+    await setMode(formId, 'enforce');
+    const evil = `${'a'.repeat(40)}!`;
+    const bad = await post(formId, { name: evil, code: `${'A'.repeat(40)}!` });
+    expect(bad.json).toMatchObject({ ok: false, status: 'quarantined' });
+    const stored = await detail(bad.json.submission_id);
+    expect(stored.data.name).toBe(evil);
+    expect(stored.issues).toEqual(
+      expect.arrayContaining([
+        { path: 'name', message: 'must match pattern "^(a+)+$"' },
+        { path: 'code', message: 'must match pattern "^(?=[A-Z])([A-Z0-9]+)+$"' },
+      ]),
+    );
+    const good = await post(formId, { name: 'aaaa', code: 'AB12' });
+    expect(good.json).toMatchObject({ ok: true, status: 'received' });
+  });
+
   it('managed validates like enforce; observe never blocks', async () => {
     const managed = await createForm(t, key);
     await publish(managed, { json_schema: contactV2 });
