@@ -1,7 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Claimed, claim } from '../../server/worker/claim.js';
+import { type Claimed, claim, claimStatement } from '../../server/worker/claim.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { deliveryRows, submitMany, tenant } from '../helpers/quota.js';
+import { orgIdOf } from '../helpers/seed.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -35,9 +37,9 @@ describe('claiming deliveries per destination', () => {
     const mine = (cs: Claimed[]) => cs.filter((c) => c.target_id === d1 || c.target_id === d2);
     const first = mine(await claim(t.deps.database, 'delivery', { ...base, room: { [d1]: 5, [d2]: 0 } }));
     expect(first.map((c) => c.target_id)).toEqual([d1, d1, d1, d1, d1]);
-    // Oldest first; each claimed row carries its lease and its counted attempt.
+    // The oldest five (returned in no particular order); each carries its lease and its counted attempt.
     const ids = rows.filter((r) => r.destinationId === d1).map((r) => r.id);
-    expect(first.map((c) => c.id)).toEqual(ids.slice(0, 5));
+    expect(first.map((c) => c.id).sort()).toEqual(ids.slice(0, 5).sort());
     for (const c of first) {
       expect(c.attempts).toBe(1);
       expect(c.lease_until.getTime()).toBe(base.now.getTime() + 60_000);
@@ -45,5 +47,54 @@ describe('claiming deliveries per destination', () => {
     // A target not named gets perTarget.
     const second = mine(await claim(t.deps.database, 'delivery', { ...base, room: { [d1]: 5 } }));
     expect(second.map((c) => c.target_id).sort()).toEqual([d1, d2].sort());
+  });
+});
+
+interface PlanNode {
+  'Relation Name'?: string;
+  Alias?: string;
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
+
+describe('the claim plan', () => {
+  it('locks its candidates by primary key even when statistics say pending rows are rare', async () => {
+    // Statistics taken while the outbox was drained (the usual state), then a backlog arrives.
+    const s = await startTestApp();
+    try {
+      const orgId = await orgIdOf(s, (await s.onboard()).key);
+      const insert = (status: string, n: number, tag: string) =>
+        s.deps.database.rows(sql`
+          insert into deliveries (id, org_id, route_id, destination_id, status, attempts, max_attempts, next_attempt_at, payload)
+          select ${`dl_${tag}_`} || g, ${orgId}, 'rt_plan', 'ds_plan_' || (g % 4), ${status}, 0, 10, now(), '{}'::jsonb
+          from generate_series(1, ${n}) g`);
+      await insert('sent', 3000, 'old');
+      await s.deps.database.prepared('analyze deliveries', []);
+      await insert('pending', 3000, 'new');
+      const now = new Date().toISOString();
+      const [row] = await s.deps.database.prepared<Record<string, unknown>>(
+        `explain (format json) ${claimStatement('delivery')}`,
+        [now, now, '64', '256', '16', '[]', '[]'],
+      );
+      const json = Object.values(row)[0];
+      const [{ Plan }] = (typeof json === 'string' ? JSON.parse(json) : json) as [{ Plan: PlanNode }];
+      // The rows to lock (alias d) are read by primary key, never through the due index: an index
+      // scan of the key, or a bitmap heap scan (PGlite's choice) over a bitmap of the key alone.
+      const reads = nodesOf(Plan).filter((n) => n['Relation Name'] === 'deliveries' && n.Alias === 'd');
+      expect(reads.length).toBeGreaterThan(0);
+      for (const n of reads) {
+        if (n['Node Type'] === 'Bitmap Heap Scan') {
+          const indexes = nodesOf(n).filter((x) => x['Node Type'] === 'Bitmap Index Scan');
+          expect(indexes.map((x) => x['Index Name'])).toEqual(['deliveries_pkey']);
+        } else {
+          expect(n).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'deliveries_pkey' });
+        }
+      }
+    } finally {
+      await s.close();
+    }
   });
 });
