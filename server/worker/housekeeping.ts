@@ -1,5 +1,6 @@
 import type { Deps } from '../http/context.js';
 import { deleteExpiredSandboxes } from '../services/sandboxes.js';
+import { vacuumEmbedded } from './embedded-vacuum.js';
 import { releaseHeld } from './quota-release.js';
 import { applyRetention } from './retention.js';
 
@@ -21,6 +22,8 @@ export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'quota-release', run: releaseHeld },
   { name: 'retention', run: applyRetention },
   { name: 'sandbox-expiry', run: (deps) => deleteExpiredSandboxes(deps) },
+  // last: it vacuums what the jobs before it deleted
+  { name: 'embedded-vacuum', run: vacuumEmbedded },
 ];
 
 /** Registers a job once (by name); later runs include it. */
