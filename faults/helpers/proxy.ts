@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 
 /**
@@ -12,9 +13,19 @@ export async function startTcpProxy(target: { host: string; port: number }) {
   let port = 0;
   let accepted = 0;
 
+  // PROXY_LOG=path traces every connection (accepted, upstream connected, first bytes back, closed)
+  // and every cut and restore there: how a hung connection attempt was told from a refused one.
+  const trace = (m: string) =>
+    process.env.PROXY_LOG &&
+    fs.appendFileSync(process.env.PROXY_LOG, `${new Date().toISOString().slice(11, 23)} ${port} ${m}\n`);
   const onConnection = (client: net.Socket) => {
     accepted += 1;
     const upstream = net.connect(target.port, target.host);
+    const rp = client.remotePort;
+    trace(`accept ${rp}`);
+    upstream.once('connect', () => trace(`upstream ${rp}`));
+    upstream.once('data', () => trace(`firstdata ${rp}`));
+    client.once('close', () => trace(`close ${rp}`));
     open.add(client);
     open.add(upstream);
     const drop = () => {
@@ -53,6 +64,7 @@ export async function startTcpProxy(target: { host: string; port: number }) {
     },
     /** Every connection is reset and new ones are refused until restore(). */
     async cut() {
+      trace('cut');
       const s = server;
       server = null;
       if (s) s.close();
@@ -60,7 +72,9 @@ export async function startTcpProxy(target: { host: string; port: number }) {
       open.clear();
     },
     async restore() {
+      trace('restore');
       if (!server) await listen();
+      trace('restored');
     },
     async close() {
       await this.cut();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { until } from './receiver.js';
@@ -34,11 +35,20 @@ export async function freePort(): Promise<number> {
 /** `npm start`'s entry point as its own process (its own process group, so a kill takes it whole). */
 export function startServer(env: Record<string, string>): ChildProcess {
   const tsx = path.resolve('node_modules/.bin/tsx');
-  return spawn(tsx, ['server/main.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-    detached: true,
-  });
+  // SERVER_LOG_FILE=path appends the servers' JSON logs there (to see what a fault test's server
+  // said), at SERVER_LOG_LEVEL when that is set (over the test's own level).
+  const level = process.env.SERVER_LOG_LEVEL ? { LOG_LEVEL: process.env.SERVER_LOG_LEVEL } : {};
+  const logFile = process.env.SERVER_LOG_FILE;
+  const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
+  try {
+    return spawn(tsx, ['server/main.ts'], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env, ...level },
+      stdio: ['ignore', out, 'inherit'],
+      detached: true,
+    });
+  } finally {
+    if (typeof out === 'number') fs.closeSync(out);
+  }
 }
 
 /** SIGKILL to the server's whole process group. */

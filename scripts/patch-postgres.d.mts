@@ -1,0 +1,4 @@
+/** See patch-postgres.mjs. */
+export declare const PATCH_MARK: string;
+export declare function driverFiles(): string[];
+export declare function patch(): string[];
