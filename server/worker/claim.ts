@@ -35,31 +35,28 @@ export type OutboxKind = 'delivery' | 'hook';
 
 /**
  * The claim of one outbox as one statement of fixed text (prepared once per connection).
- * Candidates come from three index range scans on (status, next_attempt_at), each stopping after
- * $4 rows, so a claim reads a window of the backlog rather than all of it; they are ranked per
- * target within that window, capped by the target's room, locked with SKIP LOCKED (rows another
- * worker is claiming are passed over, never taken twice), re-checked as due under the lock, and
- * marked `sending` with the lease. The candidates are looked up by primary key from an array, never
- * joined: a plan made while the table was still empty (a fresh database, its statistics not yet
- * gathered) would otherwise join them by scanning the table once per candidate. The re-check is a
- * CASE, which no index can serve, so the primary key is the only way in: as plain conditions on
- * status, statistics taken while the outbox was drained (pending rows rare: the usual state) made
- * the planner fetch the rows through the due index instead, reading the whole backlog to lock the
- * few candidates (20,000 rows read for 64, 8 ms a claim).
+ * Candidates come from the outbox's candidate function (migration 0009): three index range scans
+ * on (status, next_attempt_at), each stopping after $4 rows, so a claim reads a window of the
+ * backlog rather than all of it. The function is planned with bitmap scans off: with statistics
+ * taken while the outbox was drained (pending rows rare, the usual state), the planner read every
+ * due row through a bitmap and sorted them, so each claim of a backlog read the whole backlog, and
+ * the catch-up after a burst slowed run after run. The candidates are ranked per target within
+ * that window, capped by the target's room, locked with SKIP LOCKED (rows another worker is
+ * claiming are passed over, never taken twice), re-checked as due under the lock, and marked
+ * `sending` with the lease. They are looked up by primary key from an array, never joined: a plan
+ * made while the table was still empty (a fresh database, its statistics not yet gathered) would
+ * otherwise join them by scanning the table once per candidate. The re-check is a CASE, which no
+ * index can serve, so the primary key is the only way in: as plain conditions on status, drained
+ * statistics made the planner fetch the rows through the due index instead, reading the whole
+ * backlog to lock the few candidates (20,000 rows read for 64, 8 ms a claim).
  *
  * $1 now, $2 lease_until, $3 limit, $4 window, $5 room of targets not listed,
  * $6 [{t, room}] per listed target, $7 targets left out.
  */
-function claimText(table: string, target: string, extra: string) {
-  const scan = (where: string) => `(select id, ${target} as target, next_attempt_at from ${table}
-      where ${where} and not (${target} = any (array(select jsonb_array_elements_text($7::jsonb))))
-      order by next_attempt_at limit $4::int)`;
+function claimText(table: string, candidates: string, target: string, extra: string) {
   return `with cand as (
-    ${scan(`status = 'pending' and next_attempt_at <= $1::timestamptz`)}
-    union all
-    ${scan(`status = 'failed' and next_attempt_at <= $1::timestamptz`)}
-    union all
-    ${scan(`status = 'sending' and lease_until < $1::timestamptz`)}
+    select c.id, c.target, c.next_attempt_at
+    from ${candidates}($1::timestamptz, $4::int, array(select jsonb_array_elements_text($7::jsonb))) c
   ), ranked as (
     select c.id, c.next_attempt_at,
       row_number() over (partition by c.target order by c.next_attempt_at, c.id) as rn,
@@ -81,9 +78,15 @@ function claimText(table: string, target: string, extra: string) {
 
 /** The two outboxes: route deliveries (target = destination) and system-webhook deliveries (target = webhook). */
 const CLAIM: Record<OutboxKind, string> = {
-  delivery: claimText('deliveries', 'destination_id', 't.event_type, t.submission_id, t.form_id, t.route_id'),
+  delivery: claimText(
+    'deliveries',
+    'claim_candidates_deliveries',
+    'destination_id',
+    't.event_type, t.submission_id, t.form_id, t.route_id',
+  ),
   hook: claimText(
     'system_webhook_deliveries',
+    'claim_candidates_hooks',
     'webhook_id',
     't.event_type, null::text as submission_id, null::text as form_id, null::text as route_id',
   ),

@@ -6,10 +6,10 @@ const TABLE: Record<OutboxKind, string> = { delivery: 'deliveries', hook: 'syste
 /**
  * Statistics for an outbox table before its first backlog. A fresh database has none until
  * autovacuum first visits it (up to a minute later, by default), and a claim planned without them
- * reads every due row, sorts them and locks its few through a bitmap of all of them: with a
- * backlog of thousands, each claim costs tens of milliseconds of the database and the drain slows
- * to a crawl. So the first claim of this process that takes 64 rows or more (a backlog) has the
- * table analyzed, if it never was; prepared plans are made again with the new statistics.
+ * locked its few rows through a bitmap of every due row (the candidate scan itself no longer
+ * depends on statistics: see migration 0009). So the first claim of this process that takes 64
+ * rows or more (a backlog) has the table analyzed, if it never was; prepared plans are made again
+ * with the new statistics.
  */
 export class OutboxStats {
   private readonly settled = new Set<OutboxKind>();
