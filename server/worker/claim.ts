@@ -37,13 +37,14 @@ export type OutboxKind = 'delivery' | 'hook';
  * The claim of one outbox as one statement of fixed text (prepared once per connection).
  * Candidates come from the outbox's candidate function (migration 0009): three index range scans
  * on (status, next_attempt_at), each stopping after $4 rows, so a claim reads a window of the
- * backlog rather than all of it. The function is planned with bitmap scans off: with statistics
- * taken while the outbox was drained (pending rows rare, the usual state), the planner read every
- * due row through a bitmap and sorted them, so each claim of a backlog read the whole backlog, and
- * the catch-up after a burst slowed run after run. The candidates are ranked per target within
- * that window, capped by the target's room, locked with SKIP LOCKED (rows another worker is
- * claiming are passed over, never taken twice), re-checked as due under the lock, and marked
- * `sending` with the lease. They are looked up by primary key from an array, never joined: a plan
+ * backlog rather than all of it. The function is planned with bitmap scans, sequential scans,
+ * sorts and parallel workers off, which leaves only that ordered walk: with statistics taken while
+ * the outbox was drained (pending rows rare, the usual state) the planner read every due row
+ * through a bitmap and sorted them, with others it scanned the whole table in parallel, so each
+ * claim of a backlog read the whole backlog and the catch-up after a burst slowed run after run.
+ * The candidates are ranked per target within that window, capped by the target's room, locked
+ * with SKIP LOCKED (rows another worker is claiming are passed over, never taken twice), re-checked
+ * as due under the lock, and marked `sending` with the lease. They are looked up by primary key from an array, never joined: a plan
  * made while the table was still empty (a fresh database, its statistics not yet gathered) would
  * otherwise join them by scanning the table once per candidate. The re-check is a CASE, which no
  * index can serve, so the primary key is the only way in: as plain conditions on status, drained
