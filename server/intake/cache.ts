@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import { forms, organizations, systemWebhooks } from '../db/schema.js';
 import { ApiError } from '../http/errors.js';
 import { currentSchemaRow, type FormSchemaRow } from '../services/schemas.js';
+import { type FieldRules, fieldRules } from './coerce.js';
 import { type FormRoutes, readFormRoutes } from './plan.js';
 
 type FormRow = typeof forms.$inferSelect;
@@ -28,6 +29,8 @@ export interface IntakeEntry {
   /** ids of the enabled system webhooks subscribed to each event type intake appends */
   hooks: Record<'submission.received' | 'submission.quarantined', string[]>;
   schema: FormSchemaRow | null;
+  /** how form-encoded values become the schema's types (coerce.ts); null without a current schema */
+  rules: FieldRules | null;
 }
 
 /** Thrown by a write that found the organization's config_gen moved on since its entry was read. */
@@ -89,6 +92,7 @@ export async function loadEntry(database: Database, formId: string): Promise<Int
       'submission.quarantined': subscribed('submission.quarantined'),
     },
     schema: schema ?? null,
+    rules: schema && form.currentSchemaVersion !== null ? fieldRules(schema.jsonSchema) : null,
   };
   cache.delete(formId);
   cache.set(formId, entry);

@@ -19,6 +19,7 @@ import {
   type Verdict,
   verifyTurnstile,
 } from './checks.js';
+import { coerceFormData } from './coerce.js';
 import { type Parsed, parseSubmission } from './parse.js';
 import { planFromRoutes, readFormRoutes } from './plan.js';
 import { submissionEvent, writeInOneStatement } from './write.js';
@@ -135,11 +136,18 @@ async function decideAndStore(
   const limits = limitsOf(deps.config, org, now);
   const settings = form.settings;
   const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
-  const { data, control } = splitControl(
+  const split = splitControl(
     parsed.fields,
     honeypot,
     parsed.files.length ? new Set(parsed.files.map((f) => f.id)) : undefined,
   );
+  const { control } = split;
+  // Form-encoded values are strings: typed as the current schema declares before anything reads
+  // them, so validation, the stored row, its deliveries and exports all see 25, not "25".
+  const data =
+    parsed.encoding !== 'json' && entry.rules
+      ? coerceFormData(split.data, entry.rules, entry.org.timezone)
+      : split.data;
   // A sandbox form keeps only inert test submissions: no deliveries, events or outbound traffic.
   if (form.sandbox) control.test = true;
   const idemKey = (input.header('idempotency-key') ?? control.idempotency)?.slice(0, 255) || null;

@@ -19,6 +19,7 @@ export type EmbedFieldType =
   | 'number'
   | 'checkbox'
   | 'select'
+  | 'radio'
   | 'url'
   | 'date'
   | 'datetime-local'
@@ -54,6 +55,8 @@ export const DEFAULT_FIELDS: EmbedField[] = [
 ];
 
 const TEXT_LIKE = new Set<EmbedFieldType>(['text', 'email', 'url', 'tel', 'textarea']);
+/** Controls that offer the field's options. */
+const CHOICES = new Set<EmbedFieldType>(['select', 'radio']);
 /** HTML's pattern attribute applies to these (not textarea). */
 const PATTERN_TYPES = new Set<EmbedFieldType>(['text', 'email', 'url', 'tel']);
 
@@ -68,8 +71,8 @@ const WIDGETS: Record<string, EmbedFieldType> = {
   date: 'date',
   'datetime-local': 'datetime-local',
   tel: 'tel',
-  // Aliases people write in ui hints; radio is rendered as the equivalent single choice.
-  radio: 'select',
+  radio: 'radio',
+  // Aliases people write in ui hints.
   datetime: 'datetime-local',
   'date-time': 'datetime-local',
   uri: 'url',
@@ -129,8 +132,8 @@ function optionsOf(prop: Obj, hint: Obj): EmbedOption[] {
 
 function typeFor(prop: Obj, hint: Obj, options: EmbedOption[]): EmbedFieldType {
   const widget = typeof hint.widget === 'string' ? lookup(WIDGETS, hint.widget.toLowerCase()) : undefined;
-  // A select needs choices; without any the derived control is the better one.
-  if (widget && (widget !== 'select' || options.length)) return widget;
+  // A select or radio group needs choices; without any the derived control is the better one.
+  if (widget && (!CHOICES.has(widget) || options.length)) return widget;
   if (options.length) return 'select';
   const type = typeOf(prop);
   if (type === 'boolean') return 'checkbox';
@@ -180,7 +183,7 @@ export function fieldsFromSchema(jsonSchema: unknown, ui: unknown): EmbedField[]
     if (placeholder) field.placeholder = placeholder;
     const help = str(hint.help);
     if (help) field.help = help;
-    if (type === 'select') field.options = options;
+    if (CHOICES.has(type)) field.options = options;
     if (type === 'number') {
       field.min = num(prop.minimum);
       field.max = num(prop.maximum);
@@ -211,7 +214,7 @@ function controlIds(fields: EmbedField[]): string[] {
 /** The optional attributes of a control, in one order for HTML and JSX. */
 function constraints(f: EmbedField): [string, string | number][] {
   const out: [string, string | number][] = [];
-  if (f.placeholder && f.type !== 'select' && f.type !== 'checkbox') out.push(['placeholder', f.placeholder]);
+  if (f.placeholder && !CHOICES.has(f.type) && f.type !== 'checkbox') out.push(['placeholder', f.placeholder]);
   if (f.min !== undefined) out.push(['min', f.min]);
   if (f.max !== undefined) out.push(['max', f.max]);
   if (f.step) out.push(['step', f.step]);
@@ -233,6 +236,21 @@ function htmlField(f: EmbedField, id: string): string {
   const described = f.help ? ` aria-describedby="${id}-help"` : '';
   const common = `id="${id}" name="${esc(f.name)}"`;
   let control: string;
+  if (f.type === 'radio') {
+    // A group: the legend labels it, each option has its own label; one required radio makes the
+    // browser ask for a choice.
+    const opts = (f.options ?? []).map(
+      (o, i) =>
+        `    <label><input type="radio" id="${id}-${i + 1}" name="${esc(f.name)}" value="${esc(o.value)}"${req}> ${esc(o.label)}</label>`,
+    );
+    return [
+      `  <fieldset${described}>`,
+      `    <legend>${esc(f.label)}</legend>`,
+      ...opts,
+      ...(f.help ? [`    <small id="${id}-help">${esc(f.help)}</small>`] : []),
+      '  </fieldset>',
+    ].join('\n');
+  }
   if (f.type === 'textarea') {
     control = `<textarea ${common}${attrs}${req}${described}></textarea>`;
   } else if (f.type === 'select') {
@@ -273,6 +291,18 @@ function reactField(f: EmbedField, id: string): string[] {
   const described = f.help ? jsx('aria-describedby', `${id}-help`) : '';
   const common = `${jsx('id', id)}${jsx('name', f.name)}`.trimStart();
   let control: string;
+  if (f.type === 'radio') {
+    return [
+      `      <fieldset${described}>`,
+      `        <legend>${jsxText(f.label)}</legend>`,
+      ...(f.options ?? []).map(
+        (o, i) =>
+          `        <label><input type="radio"${jsx('id', `${id}-${i + 1}`)}${jsx('name', f.name)}${jsx('value', o.value)}${req} /> ${jsxText(o.label)}</label>`,
+      ),
+      ...(f.help ? [`        <small${jsx('id', `${id}-help`)}>${jsxText(f.help)}</small>`] : []),
+      '      </fieldset>',
+    ];
+  }
   if (f.type === 'textarea') {
     control = `<textarea ${common}${attrs}${req}${described} />`;
   } else if (f.type === 'select') {
@@ -304,6 +334,7 @@ function sampleValue(f: EmbedField): unknown {
     case 'checkbox':
       return true;
     case 'select':
+    case 'radio':
       return f.options?.[0]?.value ?? `example ${f.name}`;
     case 'url':
       return 'https://example.com';
@@ -372,8 +403,9 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
     'export async function submitForm(formData: FormData) {',
     `  const res = await fetch(${JSON.stringify(submitUrl)}, {`,
     "    method: 'POST',",
-    "    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },",
-    '    body: JSON.stringify(Object.fromEntries(formData)),',
+    "    headers: { Accept: 'application/json' },",
+    "    // Form data as the browser would post it: typed by the form's schema, repeated fields and files kept.",
+    '    body: formData,',
     '  });',
     "  if (!res.ok) throw new Error('submission failed: ' + res.status);",
     '  return res.json();',

@@ -7,7 +7,8 @@ import { mount } from '../http/mount.js';
 import { currentEntry, intakeEntry } from '../intake/cache.js';
 import { canonicalOrigin, originAllowed } from '../intake/checks.js';
 import { type FormRow, intake, type Outcome } from '../intake/submit.js';
-import { escapeHtml } from '../present/html.js';
+import { fixAnswersPage, originRejectedPage, rateLimitedPage, thanksPage } from '../present/intake-pages.js';
+import type { SchemaIssue } from '../schemas/validate.js';
 
 /** CORS per the spec: an empty allowed_origins lets any origin post and echoes it. */
 function cors(c: Context<AppEnv>, form: FormRow) {
@@ -28,14 +29,28 @@ function wantsJson(c: Context<AppEnv>, encoding: Outcome['encoding']) {
   return accept.includes('application/json') && !accept.includes('text/html');
 }
 
+/**
+ * A redirect target as a Location value: an absolute http(s) URL, serialized (non-ASCII
+ * percent-encoded). Null for anything else, and for a value holding control characters: the URL
+ * parser would silently drop a CR or LF, turning a header-injection attempt into a "valid" target.
+ */
+function locationOf(value: unknown): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (typeof value !== 'string' || /[\u0000-\u001f\u007f]/.test(value)) return null;
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
 /** 303 target: _redirect (http(s), and an allowed origin when the form lists some), redirect_url, thanks page. */
 function redirectTarget(c: Context<AppEnv>, out: Outcome): string {
   const settings = out.form.settings;
-  const wanted = out.control.redirect;
-  if (wanted && canonicalOrigin(wanted) && originAllowed(settings.allowed_origins, canonicalOrigin(wanted)))
-    return wanted;
-  if (typeof settings.redirect_url === 'string' && canonicalOrigin(settings.redirect_url)) return settings.redirect_url;
-  return `${c.get('deps').config.publicBaseUrl}/s/${out.form.id}/thanks`;
+  const wanted = locationOf(out.control.redirect);
+  if (wanted && originAllowed(settings.allowed_origins, canonicalOrigin(wanted))) return wanted;
+  return locationOf(settings.redirect_url) ?? `${c.get('deps').config.publicBaseUrl}/s/${out.form.id}/thanks`;
 }
 
 export function registerIntake(app: OpenAPIHono<AppEnv>) {
@@ -55,23 +70,35 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     }
     cors(c, out.form);
     const s = out.submission;
+    // A browser's form post gets pages, a script or server JSON; both learn the same.
+    const html = !wantsJson(c, out.encoding);
+    const name = out.form.name;
     if (s.quarantineReason === 'rate_limited') {
+      const wait = out.retryAfter ?? 60;
+      if (html) return c.html(rateLimitedPage(name, wait), 429, { 'Retry-After': String(wait) }) as never;
       throw new ApiError('rate_limited', 'Too many submissions from this address; this one is stored as quarantined.', {
-        headers: { 'Retry-After': String(out.retryAfter ?? 60) },
-        details: { submission_id: s.id, retry_after_s: out.retryAfter ?? 60 },
+        headers: { 'Retry-After': String(wait) },
+        details: { submission_id: s.id, retry_after_s: wait },
       });
     }
-    if (s.quarantineReason === 'origin_rejected' && c.req.header('origin')) {
+    const origin = c.req.header('origin');
+    if (s.quarantineReason === 'origin_rejected' && origin) {
+      if (html) return c.html(originRejectedPage(name, origin), 403) as never;
       throw new ApiError(
         'origin_rejected',
-        `Origin ${c.req.header('origin')} may not post to this form; the submission is stored as quarantined.`,
+        `Origin ${origin} may not post to this form; the submission is stored as quarantined.`,
         {
           details: { submission_id: s.id },
         },
       );
     }
+    // The visitor can fix a schema violation: never a "received" page for it. (Spam gets the
+    // ordinary answer below, so a bot learns nothing.)
+    if (html && s.quarantineReason === 'schema_violation') {
+      return c.html(fixAnswersPage(name, (s.issues ?? []) as SchemaIssue[], entry.schema?.ui), 422) as never;
+    }
     const paused = out.form.status === 'paused';
-    if (!wantsJson(c, out.encoding)) return c.redirect(redirectTarget(c, out), 303) as never;
+    if (html) return c.redirect(redirectTarget(c, out), 303) as never;
     const body = {
       ok: s.status !== 'quarantined',
       submission_id: s.id,
@@ -85,8 +112,13 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
   });
 
   mount(app, intakeOps.preflight, async (c) => {
-    const { form } = await currentEntry(c.get('deps').database, c.req.valid('param').formId);
-    cors(c, form);
+    await intakeEntry(c.get('deps').database, c.req.valid('param').formId);
+    // Every origin may send its POST: one from outside allowed_origins is then stored quarantined
+    // (origin_rejected) and answered without Access-Control-Allow-Origin, so its page still reads
+    // nothing. Refusing here would lose the submission in the browser instead.
+    const origin = c.req.header('origin');
+    c.header('Vary', 'Origin');
+    if (origin) c.header('Access-Control-Allow-Origin', origin);
     c.header('Access-Control-Allow-Methods', 'POST, OPTIONS');
     c.header('Access-Control-Allow-Headers', 'Content-Type, Accept, Idempotency-Key');
     c.header('Access-Control-Max-Age', '600');
@@ -95,10 +127,6 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
 
   mount(app, intakeOps.thanks, async (c) => {
     const { form } = await currentEntry(c.get('deps').database, c.req.valid('param').formId);
-    const name = escapeHtml(form.name);
-    return c.html(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Thank you · ${name}</title></head><body><main><h1>Thank you!</h1><p>Your submission to <strong>${name}</strong> was received.</p><p><a href="javascript:history.back()">Go back</a></p></main></body></html>`,
-      200,
-    ) as never;
+    return c.html(thanksPage(form.name), 200) as never;
   });
 }
