@@ -54,12 +54,11 @@ export function fixAnswersPage(formName: string, issues: SchemaIssue[], ui: unkn
   const items = issues.map((i) => {
     if (i.path.startsWith('(')) return `<li>${escapeHtml(say(i.message))}</li>`;
     const [field, ...rest] = i.path.split('.');
-    const where = rest.length
-      ? ` (${escapeHtml(i.path)})`
-      : field === labelOf(field, ui)
-        ? ''
-        : ` (${escapeHtml(field)})`;
-    return `<li><strong>${escapeHtml(labelOf(field, ui))}</strong>${where}: ${escapeHtml(say(i.message))}</li>`;
+    const label = labelOf(field, ui);
+    // The name too where the label does not say it: a ui label, a nested path.
+    const name = rest.length ? i.path : label === humanize(field) ? '' : field;
+    const where = name ? ` (${escapeHtml(name)})` : '';
+    return `<li><strong>${escapeHtml(label)}</strong>${where}: ${escapeHtml(say(i.message))}</li>`;
   });
   return page(
     `Please check your answers · ${formName}`,

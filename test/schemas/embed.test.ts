@@ -251,10 +251,12 @@ describe('GET /v1/forms/{id}/embed', () => {
       '<option value="">Choose…</option><option value="s">s</option><option value="m">m</option></select>',
     );
     expect(html).toContain(
-      '<select id="f-color" name="color"><option value="1">1</option><option value="true">true</option>' +
-        '<option value="a&quot;b">Quote</option></select>',
+      '  <fieldset>\n    <legend>Color</legend>\n' +
+        '    <label><input type="radio" id="f-color-1" name="color" value="1"> 1</label>\n' +
+        '    <label><input type="radio" id="f-color-2" name="color" value="true"> true</label>\n' +
+        '    <label><input type="radio" id="f-color-3" name="color" value="a&quot;b"> Quote</label>\n  </fieldset>',
     );
-    expect(react).toContain('<option value={"a\\"b"}>Quote</option>');
+    expect(react).toContain('<input type="radio" id="f-color-3" name="color" value={"a\\"b"} /> Quote</label>');
     // A select without any choice falls back to the control the schema implies.
     expect(control(html, 'f-shade')).toBe('<input id="f-shade" name="shade" type="text">');
     expect(control(html, 'f-when')).toBe('<input id="f-when" name="when" type="datetime-local">');
@@ -264,7 +266,42 @@ describe('GET /v1/forms/{id}/embed', () => {
     expect(html).toContain('<label for="f-a-b">A b</label>');
     expect(html).toContain('<label for="f-a-b-2">A b</label>');
     expect(control(html, 'f-a-b-2')).toBe('<input id="f-a-b-2" name="a-b" type="text">');
-    expect(labelIds(html)).toHaveLength(9);
+    expect(labelIds(html)).toHaveLength(8);
+  });
+
+  it('renders every widget llms.txt lists as itself', async () => {
+    const formId = await createForm(t, key);
+    const widgets = [
+      'text',
+      'email',
+      'textarea',
+      'number',
+      'checkbox',
+      'select',
+      'radio',
+      'url',
+      'date',
+      'datetime-local',
+      'tel',
+    ];
+    const properties = Object.fromEntries(widgets.map((w) => [`w_${w}`, { type: 'string', enum: ['a', 'b'] }]));
+    const ui = Object.fromEntries(widgets.map((w, i) => [`w_${w}`, { widget: w, order: i + 1 }]));
+    await publish(formId, { type: 'object', required: ['w_radio'], properties }, ui);
+    const { html, nextjs_action } = await embed(formId);
+    const id = (w: string) => `f-w_${w}`;
+    for (const w of ['text', 'email', 'number', 'checkbox', 'url', 'date', 'datetime-local', 'tel']) {
+      expect(control(html, id(w))).toContain(` type="${w}"`);
+    }
+    expect(control(html, id('textarea'))).toMatch(/^<textarea /);
+    expect(control(html, id('select'))).toMatch(/^<select /);
+    const radios = html.match(/<input type="radio"[^>]*>/g) ?? [];
+    expect(radios).toEqual([
+      '<input type="radio" id="f-w_radio-1" name="w_radio" value="a" required>',
+      '<input type="radio" id="f-w_radio-2" name="w_radio" value="b" required>',
+    ]);
+    // The server action posts the form data itself, so the schema types it as it does a browser's post.
+    expect(nextjs_action).toContain('body: formData,');
+    expect(nextjs_action).not.toContain('JSON.stringify');
   });
 
   it('follows the current version and the form’s honeypot field', async () => {
