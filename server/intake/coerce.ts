@@ -16,7 +16,7 @@ export interface FieldRule {
   to: Scalar[];
   /** the field is an array: a lone value becomes a one-item array, and each item is converted */
   array: boolean;
-  /** string date-time: a datetime-local value ("2026-11-25T10:30") becomes RFC 3339 in the org's zone */
+  /** string date-time: a datetime-local value ("2026-11-25T10:30") or a date becomes RFC 3339 in the org's zone */
   dateTime: boolean;
   /** optional, and "" is no valid value: a blank control posts it, and it is left out of the data */
   dropEmpty: boolean;
@@ -142,8 +142,11 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown) {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** What `<input type="datetime-local">` posts: a wall-clock time without an offset. */
-const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?$/;
+/**
+ * What `<input type="datetime-local">` posts: a wall-clock time without an offset; a date alone (a
+ * date widget on a date-time field) is the start of that day.
+ */
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?$/;
 const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
 
 function zoneFormat(zone: string): Intl.DateTimeFormat | null {
@@ -196,7 +199,7 @@ const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
 export function zonedDateTime(value: string, zone: string): string | null {
   const m = LOCAL.exec(value);
   if (!m) return null;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number);
   const wall = utc(y, mo, d, h, mi, s);
   const check = new Date(wall);
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;

@@ -92,6 +92,8 @@ describe('zonedDateTime', () => {
     expect(zonedDateTime('2026-11-25T10:30', 'America/New_York')).toBe('2026-11-25T10:30:00-05:00');
     expect(zonedDateTime('2026-11-25T10:30:15.250', 'Asia/Kolkata')).toBe('2026-11-25T10:30:15.250+05:30');
     expect(zonedDateTime('2026-11-25T00:00', 'Pacific/Chatham')).toBe('2026-11-25T00:00:00+13:45');
+    // A date widget on a date-time field: the start of that day.
+    expect(zonedDateTime('2026-11-25', 'Europe/Berlin')).toBe('2026-11-25T00:00:00+01:00');
     expect(Date.parse(zonedDateTime('2026-11-25T10:30', 'Europe/Berlin') as string)).toBe(
       Date.UTC(2026, 10, 25, 9, 30),
     );
@@ -107,6 +109,7 @@ describe('zonedDateTime', () => {
     expect(zonedDateTime('2026-02-30T10:00', 'UTC')).toBeNull();
     expect(zonedDateTime('2026-11-25T24:00', 'UTC')).toBeNull();
     expect(zonedDateTime('2026-11-25 10:30', 'UTC')).toBeNull();
+    expect(zonedDateTime('2026-11-25T10', 'UTC')).toBeNull();
     expect(zonedDateTime('2026-11-25T10:30+01:00', 'UTC')).toBeNull();
     expect(zonedDateTime('2026-11-25T10:30', 'Nowhere/Special')).toBe('2026-11-25T10:30:00Z');
     expect(zonedDateTime('0099-01-01T00:00', 'UTC')).toBe('0099-01-01T00:00:00Z');
