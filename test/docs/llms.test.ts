@@ -1,0 +1,295 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, healthy, killServer, startServer } from '../helpers/process.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { startSmtpSink } from '../helpers/smtp.js';
+
+/**
+ * llms.txt runs as written. Every indented shell line of the file the server serves at /llms.txt
+ * (the file with the server's base URL in place of http://localhost:8787) runs, in document order,
+ * with bash against a fresh server process (its own DATA_DIR, mail to a local SMTP sink), in one
+ * working directory and one environment: what a line exports, the next one sees, as in one shell.
+ *
+ * The placeholders are the ones the file names at its top, and only those are substituted:
+ * - `<CODE>`: the 6-digit code of the newest mail to you@example.com since the latest line that
+ *   asked for a code (read from the SMTP sink);
+ * - `<API_KEY>`: the `api_key` of the latest answer that has one;
+ * - `<FORM_ID>`, `<DESTINATION_ID>`, `<STREAM_ID>`, `<ORG_ID>`: the first `id` with that prefix
+ *   (`fm_`, `ds_`, `st_`, `org_`, breadth first) of the latest answer that has one;
+ * - `<WEBHOOK_URL>`: a local receiver.
+ * A placeholder the file does not list fails the test, as does a line whose placeholder has no value.
+ *
+ * Each line must exit 0 and answer JSON without an error envelope (curl -sS exits 0 on a 4xx);
+ * PROMISES below hold what the text beside a line says its answer is. Every answer's `verify.curl`
+ * (the test submission the API hands out) runs too and must store a received submission.
+ */
+
+const EMAIL = 'you@example.com';
+const ID_PLACEHOLDERS: Record<string, string> = {
+  FORM_ID: 'fm',
+  DESTINATION_ID: 'ds',
+  STREAM_ID: 'st',
+  ORG_ID: 'org',
+};
+
+type Answer = any;
+type Ctx = {
+  dir: string;
+  receiver: Awaited<ReturnType<typeof startReceiver>>;
+  smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+};
+
+/** What the text beside a line promises, keyed by the line (each must match some line). */
+const PROMISES: { line: RegExp; check: (a: Answer, ctx: Ctx) => void | Promise<void> }[] = [
+  { line: /\/v1\/auth\/request-code/, check: (a) => expect(a).toMatchObject({ ok: true }) },
+  {
+    line: /\/v1\/auth\/verify-code/,
+    check: (a) => expect(a).toMatchObject({ api_key: expect.stringMatching(/^svc_live_/), scopes: ['manage'] }),
+  },
+  { line: /\/v1\/me /, check: (a) => expect(a.organization.id).toMatch(/^org_/) },
+  {
+    line: /-X POST \S+\/v1\/forms -H/,
+    check: (a) => {
+      expect(a.submit_url).toMatch(/\/s\/fm_/);
+      expect(Object.keys(a.embed).sort()).toEqual(['astro', 'fetch', 'html', 'nextjs_action', 'react']);
+      expect(a.verify.curl).toContain(a.submit_url);
+      expect(a.next.length).toBeGreaterThan(0);
+    },
+  },
+  {
+    line: /\/v1\/quickstart/,
+    check: (a) => {
+      expect(Object.keys(a).sort()).toEqual(['destinations', 'embed', 'form', 'next', 'routes', 'verify']);
+      expect(a.form.settings.allowed_origins).toEqual(['https://www.example.com']);
+      expect(a.destinations[0]).toMatchObject({ type: 'email', config: { to: [EMAIL] } });
+      expect(a.next[0]).toMatchObject({ method: 'POST', path: `/s/${a.form.id}` });
+    },
+  },
+  {
+    line: /\/s\/fm_/,
+    check: (a) => {
+      expect(a).toMatchObject({ ok: true, status: 'received' });
+      expect(a.deliveries.length).toBeGreaterThan(0);
+    },
+  },
+  {
+    line: /-X POST \S+\/v1\/destinations -H/,
+    check: (a) => expect(a).toMatchObject({ type: 'webhook', config: { secret: '[redacted]' } }),
+  },
+  { line: /"form_id":"fm_\w+","destination_id"/, check: (a) => expect(a.form_id).toMatch(/^fm_/) },
+  {
+    line: /\/v1\/destinations\/ds_\w+\/test/,
+    check: (a, { receiver }) => {
+      expect(a).toMatchObject({ ok: true, status_code: 200 });
+      expect(receiver.requests.some((r) => r.headers['service-event'] === 'destination.test')).toBe(true);
+    },
+  },
+  { line: /\/v1\/forms\/fm_\w+\/schema/, check: (a) => expect(a.version).toBe(1) },
+  {
+    line: /-X POST \S+\/v1\/streams -H/,
+    check: (a) => {
+      expect(a).toMatchObject({ slug: 'leads' });
+      expect(a.sources[0].mapping_status).toBe('valid');
+    },
+  },
+  { line: /"stream_id":"st_/, check: (a) => expect(a.stream_id).toMatch(/^st_/) },
+  {
+    line: /\/v1\/public\/sandboxes/,
+    check: (a) => {
+      expect(a.sandbox).toMatchObject({ status: 'active', remaining: 5 });
+      expect(typeof a.sandbox_token).toBe('string');
+    },
+  },
+  {
+    line: /\/v1\/auth\/sign-in/,
+    check: (_a, { dir }) => expect(fs.readFileSync(path.join(dir, 'cookies.txt'), 'utf8')).toMatch(/formsvc_session/),
+  },
+  {
+    line: /\/v1\/api-keys/,
+    check: (a) => expect(a).toMatchObject({ api_key: expect.stringMatching(/^svc_live_/), scopes: ['submit'] }),
+  },
+  {
+    line: /-X POST \S+\/v1\/organizations -H/,
+    check: (a) => expect(a).toMatchObject({ name: 'Acme', timezone: 'Europe/Berlin', personal: false }),
+  },
+  { line: /\/switch$/, check: (a) => expect(JSON.stringify(a)).toContain('Acme') },
+  {
+    line: /\/v1\/invitations/,
+    check: async (a, { smtp }) => {
+      expect(a).toMatchObject({ role: 'admin', accept_url: expect.stringContaining('/v1/invitations/') });
+      await smtp.waitFor((m) => m.to.includes('teammate@example.com'), 10_000);
+    },
+  },
+];
+
+/** The indented lines of a markdown text (llms.txt writes its shell lines as indented blocks). */
+function shellLines(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((l) => /^ {4}\S/.test(l))
+    .map((l) => l.slice(4));
+}
+
+/** Every `id` with a prefix in an answer, the first of each prefix, breadth first. */
+function idsOf(answer: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  const queue: unknown[] = [answer];
+  while (queue.length) {
+    const v = queue.shift();
+    if (!v || typeof v !== 'object') continue;
+    for (const [k, x] of Object.entries(v)) {
+      const m = k === 'id' && typeof x === 'string' ? /^([a-z]+)_/.exec(x) : null;
+      if (m && !out.has(m[1])) out.set(m[1], x as string);
+      if (x && typeof x === 'object') queue.push(x);
+    }
+  }
+  return out;
+}
+
+type Run = { code: number | null; stdout: string; stderr: string; env: Record<string, string> };
+
+/** Runs one line with bash in `cwd` and `env`; answers its output and the environment it leaves. */
+function bash(line: string, cwd: string, env: Record<string, string>): Promise<Run> {
+  const envFile = path.join(cwd, '.env-after');
+  const script = `${line}\n__rc=$?\nenv -0 > ${JSON.stringify(envFile)}\nexit $__rc\n`;
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const after: Record<string, string> = {};
+      const raw = fs.existsSync(envFile) ? fs.readFileSync(envFile, 'utf8') : '';
+      for (const pair of raw.split('\0')) {
+        const at = pair.indexOf('=');
+        if (at > 0) after[pair.slice(0, at)] = pair.slice(at + 1);
+      }
+      resolve({ code, stdout, stderr, env: Object.keys(after).length ? after : env });
+    });
+  });
+}
+
+describe('llms.txt runs as written against a fresh server', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-llms-'));
+  const work = path.join(dir, 'shell');
+  const cleanups: (() => unknown)[] = [];
+  let base = '';
+  let ctx: Ctx;
+
+  beforeAll(async () => {
+    const smtp = await startSmtpSink();
+    const receiver = await startReceiver();
+    cleanups.push(
+      () => smtp.close(),
+      () => receiver.close(),
+    );
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    fs.mkdirSync(work, { recursive: true });
+    // npm start with the settings a fresh machine has, except where mail goes and where it listens.
+    const server = startServer({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: base,
+      DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: '',
+      SMTP_URL: smtp.url,
+      MAIL_TRANSPORT: 'smtp',
+    });
+    cleanups.push(() => killServer(server));
+    await healthy(base);
+    ctx = { dir: work, receiver, smtp };
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every shell line, in order, exits 0 and answers what the text beside it says', async () => {
+    const served = await (await fetch(`${base}/llms.txt`)).text();
+    const file = fs.readFileSync('llms.txt', 'utf8');
+    expect(served).toBe(file.replaceAll('http://localhost:8787', base));
+    for (const name of [...Object.keys(ID_PLACEHOLDERS), 'CODE', 'API_KEY', 'WEBHOOK_URL']) {
+      expect(file, `llms.txt names <${name}> at its top`).toContain(`\`<${name}>\``);
+    }
+    const lines = shellLines(served);
+    expect(lines.length).toBeGreaterThan(15);
+
+    const ids = new Map<string, string>();
+    let apiKey: string | undefined;
+    let codeMark = 0;
+    let env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: ctx.dir,
+      LANG: 'C.UTF-8',
+    };
+    const used = new Set<number>();
+    const seen = (answer: unknown) => {
+      for (const [prefix, id] of idsOf(answer)) ids.set(prefix, id);
+      const key = (answer as { api_key?: unknown })?.api_key;
+      if (typeof key === 'string') apiKey = key;
+    };
+    const placeholder = async (name: string): Promise<string | undefined> => {
+      if (name === 'CODE') {
+        const mail = await ctx.smtp.waitFor((m) => ctx.smtp.messages.indexOf(m) >= codeMark && m.to.includes(EMAIL));
+        return /\b(\d{6})\b/.exec(mail.subject)?.[1];
+      }
+      if (name === 'API_KEY') return apiKey;
+      if (name === 'WEBHOOK_URL') return ctx.receiver.url;
+      const prefix = ID_PLACEHOLDERS[name];
+      if (!prefix) throw new Error(`<${name}> is not a placeholder llms.txt names`);
+      return ids.get(prefix);
+    };
+    /** Runs one line as the shell would after substitution, and checks what every line must do. */
+    const run = async (raw: string) => {
+      let line = raw;
+      for (const m of raw.matchAll(/<([A-Z_]+)>/g)) {
+        const value = await placeholder(m[1]);
+        if (!value) throw new Error(`no value for <${m[1]}> yet in: ${raw}`);
+        line = line.replaceAll(m[0], value);
+      }
+      if (line.includes('/v1/auth/request-code')) codeMark = ctx.smtp.messages.length;
+      const r = await bash(line, ctx.dir, env);
+      env = r.env;
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+      if (!r.stdout.trim()) return { line, answer: undefined };
+      let answer: Answer;
+      try {
+        answer = JSON.parse(r.stdout);
+      } catch {
+        throw new Error(`not JSON from: ${line}\n${r.stdout.slice(0, 500)}`);
+      }
+      // An error envelope (curl -sS exits 0 on a 4xx): {"error": {"code", "message", "hint", …}}.
+      expect(answer?.error?.code, `${line}\n${r.stdout}`).toBeUndefined();
+      seen(answer);
+      return { line, answer };
+    };
+
+    for (const raw of lines) {
+      const { line, answer } = await run(raw);
+      for (const [i, p] of PROMISES.entries()) {
+        if (!p.line.test(line)) continue;
+        used.add(i);
+        await p.check(answer, ctx);
+      }
+      // The test submission an answer hands out works as pasted: it stores a received submission.
+      if (typeof answer?.verify?.curl === 'string') {
+        const test = await run(answer.verify.curl);
+        expect(test.answer, answer.verify.curl).toMatchObject({ ok: true, status: 'received' });
+      }
+    }
+    const stale = PROMISES.filter((_, i) => !used.has(i)).map((p) => String(p.line));
+    expect(stale, 'promises that match no line of llms.txt').toEqual([]);
+  }, 60_000);
+});
