@@ -28,6 +28,7 @@ import { startSmtpSink } from '../helpers/smtp.js';
  */
 
 const EMAIL = 'you@example.com';
+const readme = fs.readFileSync('README.md', 'utf8');
 const ID_PLACEHOLDERS: Record<string, string> = {
   FORM_ID: 'fm',
   DESTINATION_ID: 'ds',
@@ -62,7 +63,7 @@ const PROMISES: { line: RegExp; check: (a: Answer, ctx: Ctx) => void | Promise<v
   {
     line: /\/v1\/quickstart/,
     check: (a) => {
-      expect(Object.keys(a).sort()).toEqual(['destinations', 'embed', 'form', 'next', 'routes', 'verify']);
+      for (const k of ['form', 'embed', 'verify', 'next', 'destinations', 'routes']) expect(a).toHaveProperty(k);
       expect(a.form.settings.allowed_origins).toEqual(['https://www.example.com']);
       expect(a.destinations[0]).toMatchObject({ type: 'email', config: { to: [EMAIL] } });
       expect(a.next[0]).toMatchObject({ method: 'POST', path: `/s/${a.form.id}` });
@@ -153,7 +154,7 @@ type Run = { code: number | null; stdout: string; stderr: string; env: Record<st
 
 /** Runs one line with bash in `cwd` and `env`; answers its output and the environment it leaves. */
 function bash(line: string, cwd: string, env: Record<string, string>): Promise<Run> {
-  const envFile = path.join(cwd, '.env-after');
+  const envFile = path.join(os.tmpdir(), `formsvc-env-${process.pid}-${crypto.randomUUID()}`);
   const script = `${line}\n__rc=$?\nenv -0 > ${JSON.stringify(envFile)}\nexit $__rc\n`;
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -170,6 +171,7 @@ function bash(line: string, cwd: string, env: Record<string, string>): Promise<R
       clearTimeout(timer);
       const after: Record<string, string> = {};
       const raw = fs.existsSync(envFile) ? fs.readFileSync(envFile, 'utf8') : '';
+      fs.rmSync(envFile, { force: true });
       for (const pair of raw.split('\0')) {
         const at = pair.indexOf('=');
         if (at > 0) after[pair.slice(0, at)] = pair.slice(at + 1);
@@ -179,7 +181,7 @@ function bash(line: string, cwd: string, env: Record<string, string>): Promise<R
   });
 }
 
-describe('llms.txt runs as written against a fresh server', () => {
+describe('llms.txt and the README run as written against a fresh server', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-llms-'));
   const work = path.join(dir, 'shell');
   const cleanups: (() => unknown)[] = [];
@@ -291,5 +293,59 @@ describe('llms.txt runs as written against a fresh server', () => {
     }
     const stale = PROMISES.filter((_, i) => !used.has(i)).map((p) => String(p.line));
     expect(stale, 'promises that match no line of llms.txt').toEqual([]);
+  }, 60_000);
+
+  it("the README's CLI quickstart delivers to the local receiver it shows how to start", async () => {
+    // The README's first sh block under "## CLI": server (running already), receiver, login, quickstart.
+    const cliSection = readme.slice(readme.indexOf('\n## CLI\n'));
+    const block = /```sh\n([\s\S]*?)```/.exec(cliSection)?.[1] ?? '';
+    const lines = block
+      .split('\n')
+      .map((l) => l.replace(/\s+# .*$/, '').trim())
+      .filter(Boolean);
+    const receiverLine = lines.find((l) => l.startsWith('node scripts/receiver.mjs')) as string;
+    const quickstartLine = lines.find((l) => l.startsWith('npx formsvc quickstart')) as string;
+    expect(receiverLine).toBeDefined();
+    expect(lines).toContain(`npx formsvc login --email ${EMAIL}`);
+    expect(quickstartLine).toContain('http://127.0.0.1:9999/hook');
+
+    // Only the ports move: the receiver's (PORT, as the README says) and the server's (FORMSVC_BASE_URL).
+    const port = await freePort();
+    const receiver = spawn('bash', ['-c', `exec ${receiverLine}`], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    receiver.stdout.on('data', (c) => {
+      printed += c;
+    });
+    try {
+      // From the clone, as the README runs them; npm offline, so npx can only run the project's own bin.
+      const clone = process.cwd();
+      const env = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: ctx.dir,
+        npm_config_offline: 'true',
+        FORMSVC_CONFIG: path.join(dir, 'readme-profiles.json'),
+        FORMSVC_BASE_URL: base,
+      };
+      // The scripted login the README describes: send the code, then finish with it.
+      const mark = ctx.smtp.messages.length;
+      const sent = await bash(`npx formsvc login --email ${EMAIL}`, clone, env);
+      expect(sent.code, sent.stderr).toBe(0);
+      const mail = await ctx.smtp.waitFor((m) => ctx.smtp.messages.indexOf(m) >= mark && m.to.includes(EMAIL));
+      const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
+      const login = await bash(`npx formsvc login --email ${EMAIL} --code ${code}`, clone, env);
+      expect(login.code, login.stderr).toBe(0);
+
+      const r = await bash(quickstartLine.replace(':9999/', `:${port}/`), clone, env);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.test).toMatchObject({ ok: true, end: 'done' });
+      expect(printed).toContain(`"id":"${out.test.submission_id}"`);
+      expect(printed).toMatch(/service-event: submission\.received/);
+    } finally {
+      receiver.kill('SIGKILL');
+    }
   }, 60_000);
 });
