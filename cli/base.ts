@@ -52,12 +52,15 @@ export abstract class ApiCommand extends Command {
   static operationIds: string[] = [];
 
   protected jsonOut = !process.stdout.isTTY;
+  /** Whether this command authenticates with the API key (a 401 then means the key). */
+  private keyed = false;
   protected cfg!: ResolvedConfig;
   protected client!: Client;
 
   /** Resolves configuration and builds the client; call right after parse(). */
   protected async setup(flags: GlobalFlags, opts: { needKey?: boolean } = {}): Promise<void> {
     if (flags.json !== undefined) this.jsonOut = flags.json;
+    this.keyed = opts.needKey === true;
     try {
       this.cfg = await resolveConfig({ baseUrl: flags['base-url'], apiKey: flags['api-key'], profile: flags.profile });
     } catch (err) {
@@ -99,9 +102,12 @@ export abstract class ApiCommand extends Command {
     throw new Reported(1);
   }
 
-  /** A refused key: the API's hint speaks HTTP; on the command line the way out is `formsvc login`. */
+  /**
+   * A refused key: the API's hint speaks HTTP; on the command line the way out is `formsvc login`.
+   * Only for commands that authenticate with the key (a wrong email code is a 401 too).
+   */
   private withCliHint(error: ApiErrorBody): ApiErrorBody {
-    if (error.code !== 'unauthorized') return error;
+    if (error.code !== 'unauthorized' || !this.keyed) return error;
     const from = this.cfg?.source.apiKey;
     const where =
       from === 'flag'

@@ -191,8 +191,9 @@ describe('formsvc CLI against a running server', () => {
     const htmlBase = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
     const closed = `http://127.0.0.1:${await freePort()}`;
 
-    const [wrongKey, unreachable, page, badFlag, noFile] = await Promise.all([
+    const [wrongKey, wrongCode, unreachable, page, badFlag, noFile] = await Promise.all([
       cli(['whoami', '--api-key', 'fk_wrong', '--json']),
+      cli(['login', '--email', email, '--code', '000000']),
       cli(['forms', 'list', '--no-json'], { FORMSVC_BASE_URL: closed, FORMSVC_API_KEY: 'fk_x' }),
       cli(['forms', 'list', '--no-json'], { FORMSVC_BASE_URL: htmlBase, FORMSVC_API_KEY: 'fk_x' }),
       cli(['forms', 'list', '--limit', 'many']),
@@ -207,6 +208,10 @@ describe('formsvc CLI against a running server', () => {
       /--api-key is not valid for http:\/\/127\.0\.0\.1:\d+\. Run formsvc login/,
     );
     expect(wrongKey.stderr).toContain('Hint: The API key from --api-key is not valid');
+    // A wrong email code is a 401 too, but not the key's fault: the API's own hint stays.
+    expect(wrongCode.code).toBe(1);
+    expect(json(wrongCode).error.code).toBe('unauthorized');
+    expect(json(wrongCode).error.hint).not.toMatch(/API key from/);
 
     const oneLine = (r: Run) => r.stderr.trim().split('\n');
     expect(unreachable.code).toBe(1);
