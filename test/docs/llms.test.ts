@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, killServer, startServer } from '../helpers/process.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
+import { bash, idsOf, shellLines } from './shell.js';
 
 /**
  * llms.txt runs as written. Every indented shell line of the file the server serves at /llms.txt
@@ -125,61 +126,6 @@ const PROMISES: { line: RegExp; check: (a: Answer, ctx: Ctx) => void | Promise<v
     },
   },
 ];
-
-/** The indented lines of a markdown text (llms.txt writes its shell lines as indented blocks). */
-function shellLines(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((l) => /^ {4}\S/.test(l))
-    .map((l) => l.slice(4));
-}
-
-/** Every `id` with a prefix in an answer, the first of each prefix, breadth first. */
-function idsOf(answer: unknown): Map<string, string> {
-  const out = new Map<string, string>();
-  const queue: unknown[] = [answer];
-  while (queue.length) {
-    const v = queue.shift();
-    if (!v || typeof v !== 'object') continue;
-    for (const [k, x] of Object.entries(v)) {
-      const m = k === 'id' && typeof x === 'string' ? /^([a-z]+)_/.exec(x) : null;
-      if (m && !out.has(m[1])) out.set(m[1], x as string);
-      if (x && typeof x === 'object') queue.push(x);
-    }
-  }
-  return out;
-}
-
-type Run = { code: number | null; stdout: string; stderr: string; env: Record<string, string> };
-
-/** Runs one line with bash in `cwd` and `env`; answers its output and the environment it leaves. */
-function bash(line: string, cwd: string, env: Record<string, string>): Promise<Run> {
-  const envFile = path.join(os.tmpdir(), `formsvc-env-${process.pid}-${crypto.randomUUID()}`);
-  const script = `${line}\n__rc=$?\nenv -0 > ${JSON.stringify(envFile)}\nexit $__rc\n`;
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const after: Record<string, string> = {};
-      const raw = fs.existsSync(envFile) ? fs.readFileSync(envFile, 'utf8') : '';
-      fs.rmSync(envFile, { force: true });
-      for (const pair of raw.split('\0')) {
-        const at = pair.indexOf('=');
-        if (at > 0) after[pair.slice(0, at)] = pair.slice(at + 1);
-      }
-      resolve({ code, stdout, stderr, env: Object.keys(after).length ? after : env });
-    });
-  });
-}
 
 describe('llms.txt and the README run as written against a fresh server', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-llms-'));
