@@ -52,12 +52,15 @@ export abstract class ApiCommand extends Command {
   static operationIds: string[] = [];
 
   protected jsonOut = !process.stdout.isTTY;
+  /** Whether this command authenticates with the API key (a 401 then means the key). */
+  private keyed = false;
   protected cfg!: ResolvedConfig;
   protected client!: Client;
 
   /** Resolves configuration and builds the client; call right after parse(). */
   protected async setup(flags: GlobalFlags, opts: { needKey?: boolean } = {}): Promise<void> {
     if (flags.json !== undefined) this.jsonOut = flags.json;
+    this.keyed = opts.needKey === true;
     try {
       this.cfg = await resolveConfig({ baseUrl: flags['base-url'], apiKey: flags['api-key'], profile: flags.profile });
     } catch (err) {
@@ -88,12 +91,36 @@ export abstract class ApiCommand extends Command {
     return res.data;
   }
 
-  /** Prints an API error (the envelope with JSON, message and hint as text) and exits 1. */
+  /**
+   * Prints an API error and exits 1: with JSON the envelope on stdout, and on stderr in every case
+   * the message, the invalid fields of a 422 and the hint, so a person reading a piped run sees them.
+   */
   protected failWith(res: Pick<ApiResult, 'error' | 'requestId'>): never {
-    const error = res.error as ApiErrorBody;
+    const error = this.withCliHint(res.error as ApiErrorBody);
     if (this.jsonOut) process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
-    process.stderr.write(`${this.jsonOut ? `Error: ${error.message}` : errorText(error, res.requestId)}\n`);
+    process.stderr.write(`${errorText(error, this.jsonOut ? null : res.requestId)}\n`);
     throw new Reported(1);
+  }
+
+  /**
+   * A refused key: the API's hint speaks HTTP; on the command line the way out is `formsvc login`.
+   * Only for commands that authenticate with the key (a wrong email code is a 401 too).
+   */
+  private withCliHint(error: ApiErrorBody): ApiErrorBody {
+    if (error.code !== 'unauthorized' || !this.keyed) return error;
+    const from = this.cfg?.source.apiKey;
+    const where =
+      from === 'flag'
+        ? '--api-key'
+        : from === 'env'
+          ? 'FORMSVC_API_KEY'
+          : from
+            ? `profile "${this.cfg.profile}"`
+            : null;
+    const hint = where
+      ? `The API key from ${where} is not valid for ${this.cfg.baseUrl}. Run formsvc login --email <you@example.com> for a new one, or pass a valid key with --api-key or FORMSVC_API_KEY.`
+      : `Run formsvc login --email <you@example.com> to save a key for ${this.cfg?.baseUrl ?? 'this server'}, or pass one with --api-key or FORMSVC_API_KEY.`;
+    return { ...error, hint };
   }
 
   /** Prints a result: JSON, or the given text (default: a generic rendering). */

@@ -7,6 +7,7 @@
  */
 import { Args, Flags, type Interfaces } from '@oclif/core';
 import type { Operation } from '../shared/contracts/common.js';
+import { ID_PREFIX, type IdKind } from '../shared/ids.js';
 import { ApiCommand, readData, UsageError } from './base.js';
 import { exampleValue, type FieldSpec, flagFor, RESERVED_FLAGS, scalarFields } from './schema-flags.js';
 
@@ -25,6 +26,36 @@ export const commandId = (operationId: string) => operationId.split('_').join(':
 export const commandName = (operationId: string) => operationId.split('_').join(' ');
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+/** What a path parameter names, by the collection it follows (`/v1/forms/{id}` is a form). */
+const PARAM_KIND: Record<string, IdKind> = {
+  'api-keys': 'apiKey',
+  projects: 'project',
+  forms: 'form',
+  s: 'form',
+  destinations: 'destination',
+  routes: 'route',
+  submissions: 'submission',
+  attachments: 'file',
+  deliveries: 'delivery',
+  webhooks: 'webhook',
+  drift: 'drift',
+  streams: 'stream',
+  sources: 'streamSource',
+  'plan-grants': 'planGrant',
+  sandboxes: 'sandbox',
+  claim: 'sandbox',
+  organizations: 'organization',
+  members: 'membership',
+  invitations: 'invitation',
+};
+
+/** A path parameter as help shows it: `<fm_…>` for a form id, `<name>` when the kind is unknown. */
+function paramShape(path: string, param: string): { kind?: IdKind; placeholder: string } {
+  const collection = new RegExp(`([^/]+)/\\{${param}\\}`).exec(path)?.[1] ?? '';
+  const kind = PARAM_KIND[collection];
+  return { kind, placeholder: kind ? `<${ID_PREFIX[kind]}_…>` : `<${param}>` };
+}
 
 function jsonBodySchema(o: Operation): unknown {
   const content = (o.request?.body as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
@@ -72,7 +103,9 @@ function plan(o: Operation): Plan {
 }
 
 function examples(o: Operation, p: Plan): string[] {
-  const head = ['formsvc', commandName(o.operationId), ...p.args.map((a) => `<${a}>`)].join(' ');
+  const head = ['formsvc', commandName(o.operationId), ...p.args.map((a) => paramShape(o.path, a).placeholder)].join(
+    ' ',
+  );
   const out: string[] = [];
   if (p.body) {
     const required = p.body.filter((f) => !f.optional);
@@ -100,7 +133,13 @@ export function buildCommand(o: Operation): typeof ApiCommand {
     for (const f of p.body) flags[f.flag] = flagFor(f);
   }
   const argDefs = Object.fromEntries(
-    p.args.map((a) => [a, Args.string({ required: true, description: `${a} (path parameter)` })]),
+    p.args.map((a) => {
+      const { kind, placeholder } = paramShape(o.path, a);
+      const what = kind
+        ? `the ${kind.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} id (${placeholder.slice(1, -1)})`
+        : a;
+      return [a, Args.string({ required: true, description: `${what}, a path parameter` })];
+    }),
   );
 
   class Generated extends ApiCommand {

@@ -40,7 +40,41 @@ export interface ResolvedConfig {
 
 type Env = Record<string, string | undefined>;
 
-const norm = (u: string) => u.trim().replace(/\/+$/, '');
+/**
+ * A base URL as one spelling: scheme and host in lower case (URL does that), no default port, no
+ * trailing slash. A string that is not a URL is only trimmed (setup() then names it).
+ */
+export function normalizeBaseUrl(u: string): string {
+  const trimmed = u.trim();
+  try {
+    const url = new URL(trimmed);
+    return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return trimmed.replace(/\/+$/, '');
+  }
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether two base URLs name one server: the same after normalising, with localhost, 127.0.0.1
+ * and [::1] taken as one host (a key saved against one loopback spelling works with the others).
+ */
+export function sameServer(a: string, b: string): boolean {
+  const key = (u: string) => {
+    const n = normalizeBaseUrl(u);
+    try {
+      const url = new URL(n);
+      if (LOOPBACK.has(url.hostname)) url.hostname = 'localhost';
+      return normalizeBaseUrl(url.href);
+    } catch {
+      return n;
+    }
+  };
+  return key(a) === key(b);
+}
+
+const norm = normalizeBaseUrl;
 
 /** The profile file's path: FORMSVC_CONFIG, else $XDG_CONFIG_HOME/formsvc or ~/.config/formsvc. */
 export async function profilesPath(env: Env = process.env): Promise<string> {
@@ -119,7 +153,7 @@ export async function resolveConfig(
   if (flags.apiKey) [apiKey, keySource] = [flags.apiKey, 'flag'];
   else if (env.FORMSVC_API_KEY) [apiKey, keySource] = [env.FORMSVC_API_KEY, 'env'];
   else if (saved?.api_key) {
-    if (norm(saved.base_url) === baseUrl) [apiKey, keySource] = [saved.api_key, 'profile'];
+    if (sameServer(saved.base_url, baseUrl)) [apiKey, keySource] = [saved.api_key, 'profile'];
     else note = `profile "${profile}" holds a key for ${saved.base_url}, not ${baseUrl}`;
   }
   return { baseUrl, apiKey, profile, configPath, source: { baseUrl: baseSource, apiKey: keySource }, note };

@@ -13,12 +13,12 @@ export default class DeliveriesTail extends ApiCommand {
     'With JSON output each change is one JSON object per line.';
   static examples = [
     'formsvc deliveries tail',
-    'formsvc deliveries tail --form frm_123',
+    'formsvc deliveries tail --form <fm_…>',
     'formsvc deliveries tail --status dead --json',
   ];
   static operationIds = [ops.deliveries.list.operationId];
   static flags = {
-    form: Flags.string({ description: 'only deliveries of this form (frm_…)' }),
+    form: Flags.string({ description: 'only deliveries of this form (fm_…)' }),
     status: Flags.option({ description: 'only deliveries with this status', options: DELIVERY_STATUSES })(),
     interval: Flags.custom<number>({
       description: 'seconds between polls at first (default 1; grows to 15 while nothing changes)',

@@ -49,7 +49,7 @@ export class SandboxCreate extends ApiCommand {
 export class SandboxShow extends ApiCommand {
   static summary = 'Show a sandbox and its test submissions (Authorization: Sandbox <token>)';
   static description = 'GET /v1/public/sandboxes/{id} with the sandbox token; no API key needed.';
-  static examples = ['formsvc sandbox show sbx_123 --token <sandbox_token>'];
+  static examples = ['formsvc sandbox show <sbx_…> --token <sandbox_token>'];
   static aliases = ['sandboxes:read'];
   static operationIds = [ops.sandboxes.read.operationId];
   static args = { id };
@@ -79,7 +79,7 @@ export class SandboxClaim extends ApiCommand {
   static description =
     'POST /v1/sandboxes/{id}/claim: the form keeps its id and submit URL and becomes a normal form of the ' +
     'organization of the API key in use.';
-  static examples = ['formsvc sandbox claim sbx_123 --token <sandbox_token>'];
+  static examples = ['formsvc sandbox claim <sbx_…> --token <sandbox_token>'];
   static aliases = ['sandboxes:claim'];
   static operationIds = [ops.sandboxes.claim.operationId];
   static args = { id };

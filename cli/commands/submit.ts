@@ -17,13 +17,13 @@ export default class Submit extends ApiCommand {
     'POST /s/{formId} without credentials. Repeat --field for each field (a repeated name becomes a list) and ' +
     '--file for each attachment. --test marks it a _test submission (delivered, but flagged as a test).';
   static examples = [
-    'formsvc submit frm_123 --field email=ada@example.com --field message=Hi',
-    'formsvc submit frm_123 --field name=Ada --file cv=./cv.pdf',
-    'formsvc submit frm_123 --data \'{"email":"ada@example.com"}\' --test',
+    'formsvc submit <fm_…> --field email=ada@example.com --field message=Hi',
+    'formsvc submit <fm_…> --field name=Ada --file cv=./cv.pdf',
+    'formsvc submit <fm_…> --data \'{"email":"ada@example.com"}\' --test',
   ];
   static aliases = ['intake:submit'];
   static operationIds = [ops.intake.submit.operationId];
-  static args = { formId: Args.string({ required: true, description: 'the form id (frm_…)' }) };
+  static args = { formId: Args.string({ required: true, description: 'the form id (fm_…)' }) };
   static flags = {
     field: Flags.string({ description: 'a field as name=value (repeatable)', multiple: true }),
     file: Flags.string({ description: 'an attachment as field=path (repeatable)', multiple: true }),

@@ -1,4 +1,6 @@
 /** Embed snippets and the verify curl for a form, with its submit URL baked in. Pasted as is, they work. */
+
+import { canonicalOrigin } from '../intake/checks.js';
 import { humanize } from '../schemas/infer.js';
 
 // Braces too: the astro snippet reuses the HTML, and Astro reads `{…}` in markup as an expression.
@@ -414,10 +416,19 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
   return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs };
 }
 
-export function buildVerify(submitUrl: string) {
+/**
+ * The test submission as a curl line. A form that only accepts some origins quarantines a post
+ * without an `Origin` header, so the line then sends the first origin it allows, as a browser on
+ * that site would.
+ */
+export function buildVerify(submitUrl: string, allowedOrigins?: unknown) {
   const body = JSON.stringify({ email: 'test@example.com', message: 'Hello from formsvc', _test: true });
+  const origin = Array.isArray(allowedOrigins)
+    ? allowedOrigins.map((o) => canonicalOrigin(String(o))).find((o) => o !== null)
+    : undefined;
+  const originHeader = origin ? ` -H 'Origin: ${origin}'` : '';
   return {
-    curl: `curl -sS -X POST '${submitUrl}' -H 'Content-Type: application/json' -H 'Accept: application/json' -d '${body}'`,
+    curl: `curl -sS -X POST '${submitUrl}' -H 'Content-Type: application/json' -H 'Accept: application/json'${originHeader} -d '${body}'`,
     then: 'The answer has submission_id (and deliveries for each route). GET /v1/submissions/{submission_id} shows it with its deliveries.',
   };
 }

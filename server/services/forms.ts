@@ -102,7 +102,7 @@ export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []) 
   return {
     ...presentForm(deps, f, undefined, streams),
     embed: buildEmbed(url),
-    verify: buildVerify(url),
+    verify: buildVerify(url, f.settings.allowed_origins),
     next: [
       {
         why: 'Route submissions somewhere: create a destination (email, telegram or webhook) first',

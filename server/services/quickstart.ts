@@ -3,6 +3,7 @@ import { destinations, organizations, routes, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { canonicalOrigin } from '../intake/checks.js';
+import { buildVerify } from '../present/embed.js';
 import { createDestination, type DestinationRow, presentDestination } from './destinations.js';
 import { createForm, updateForm } from './forms.js';
 import { createRoute, presentRoute } from './routes.js';
@@ -106,13 +107,14 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
     outRoutes.push(route);
     created = true;
   }
-  const { embed, verify, next: _formNext, ...formOnly } = form;
+  const { embed, verify: _verify, next: _formNext, ...formOnly } = form;
   return {
     created,
     result: {
       form: formOnly,
       embed,
-      verify,
+      // Built from the settings as they are now: an origin added above must travel with the test post.
+      verify: buildVerify(formOnly.submit_url, formOnly.settings.allowed_origins),
       next: [
         {
           why: 'Prove delivery: send a test submission; the answer lists delivery ids',

@@ -107,7 +107,7 @@ function created(deps: Deps, s: SandboxRow, token: string, accepted: number) {
     sandbox_token: token,
     authorization: { scheme: 'Sandbox' as const, example: `Authorization: Sandbox ${token}` },
     embed: buildEmbed(url),
-    verify: buildVerify(url),
+    verify: buildVerify(url, s.origin ? [s.origin] : []),
     claim_url: claimUrl(deps, s.id),
     next: [
       {

@@ -45,6 +45,35 @@ describe('POST /v1/quickstart', () => {
     expect(projects.some((p: any) => p.slug === 'site' && p.id === j.form.project_id)).toBe(true);
   });
 
+  it("answers a verify.curl that satisfies the form's allowed origin: the post it makes is stored as received", async () => {
+    /** The request a curl line makes: its URL, -H headers and -d body (the lines are single-quoted). */
+    const parseCurl = (line: string) => {
+      const url = /-X POST '([^']+)'/.exec(line)?.[1] as string;
+      const headers = Object.fromEntries(
+        [...line.matchAll(/-H '([^:']+): ([^']*)'/g)].map((m) => [m[1].toLowerCase(), m[2]]),
+      );
+      return { path: new URL(url).pathname, headers, body: /-d '([^']*)'/.exec(line)?.[1] };
+    };
+    const made = await t.api('POST', '/v1/quickstart', key, {
+      json: { name: 'Origin check', notify_email: 'o@example.com', origin: 'https://Shop.Example.com/buy' },
+    });
+    expect(made.status).toBe(201);
+    const { path, headers, body } = parseCurl(made.json.verify.curl);
+    expect(headers.origin).toBe('https://shop.example.com');
+    const sent = await t.api('POST', path, null, { headers, body });
+    expect(sent.status).toBe(200);
+    expect(sent.json).toMatchObject({ ok: true, status: 'received' });
+
+    // The same form asked for again through POST /v1/forms: its verify.curl carries the origin too.
+    const again = await t.api('POST', '/v1/forms', key, { json: { name: 'Origin check', if_exists: 'return' } });
+    expect(again.json.id).toBe(made.json.form.id);
+    expect(parseCurl(again.json.verify.curl).headers.origin).toBe('https://shop.example.com');
+
+    // Without an origin the line sends none (any origin, or none, may post).
+    const open = await t.api('POST', '/v1/quickstart', key, { json: { name: 'Open', notify_email: 'o@example.com' } });
+    expect(parseCurl(open.json.verify.curl).headers.origin).toBeUndefined();
+  });
+
   it('is idempotent by (project, name): a repeat returns the same form and creates nothing', async () => {
     const body = { name: 'Again', notify_email: 'again@example.com' };
     const first = await t.api('POST', '/v1/quickstart', key, { json: body });

@@ -150,6 +150,37 @@ describe('formsvc CLI against a running server', () => {
     expect(lines.some((d) => d.submission_id === s.submission_id)).toBe(true);
   }, 60_000);
 
+  it('a 422 names the invalid fields on stderr too when stdout is not a terminal', async () => {
+    const r = await cli(['forms', 'create', '--data', '{"tags":"x"}']);
+    expect(r.code).toBe(1);
+    const { error } = json(r);
+    expect(error.code).toBe('validation_failed');
+    const paths = error.details.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['name', 'tags']));
+    expect(r.stderr).toContain(`Error: ${error.message} (validation_failed)`);
+    for (const p of ['name', 'tags']) expect(r.stderr).toMatch(new RegExp(`^  ${p}: \\S`, 'm'));
+  }, 60_000);
+
+  it('a mistyped command names the closest one as the docs write it; help names form ids fm_…', async () => {
+    const [lsit, topic, far, help, submitHelp] = await Promise.all([
+      cli(['forms', 'lsit', '--limit', '5']),
+      cli(['form', 'list']),
+      cli(['frobnicate']),
+      cli(['forms', 'get', '--help']),
+      cli(['submit', '--help']),
+    ]);
+    expect(lsit.code).toBe(2);
+    expect(lsit.stderr).toBe('formsvc: "forms lsit" is not a command. Did you mean "forms list"?\n');
+    expect(topic.code).toBe(2);
+    expect(topic.stderr).toBe('formsvc: "form list" is not a command. Did you mean "forms list"?\n');
+    expect(far.code).toBe(2);
+    expect(far.stderr).toBe('formsvc: "frobnicate" is not a command. See formsvc --help for the commands.\n');
+    expect(help.stdout).toContain('the form id (fm_…)');
+    expect(help.stdout).toContain('formsvc forms get <fm_…>');
+    expect(submitHelp.stdout).toContain('formsvc submit <fm_…>');
+    expect(`${help.stdout}${submitHelp.stdout}`).not.toMatch(/frm_/);
+  }, 60_000);
+
   it('fails clearly: wrong key, unreachable server, an HTML server, a wrong flag type, a missing file', async () => {
     const html = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -160,8 +191,9 @@ describe('formsvc CLI against a running server', () => {
     const htmlBase = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
     const closed = `http://127.0.0.1:${await freePort()}`;
 
-    const [wrongKey, unreachable, page, badFlag, noFile] = await Promise.all([
+    const [wrongKey, wrongCode, unreachable, page, badFlag, noFile] = await Promise.all([
       cli(['whoami', '--api-key', 'fk_wrong', '--json']),
+      cli(['login', '--email', email, '--code', '000000']),
       cli(['forms', 'list', '--no-json'], { FORMSVC_BASE_URL: closed, FORMSVC_API_KEY: 'fk_x' }),
       cli(['forms', 'list', '--no-json'], { FORMSVC_BASE_URL: htmlBase, FORMSVC_API_KEY: 'fk_x' }),
       cli(['forms', 'list', '--limit', 'many']),
@@ -171,6 +203,15 @@ describe('formsvc CLI against a running server', () => {
     expect(wrongKey.code).toBe(1);
     expect(json(wrongKey).error).toMatchObject({ code: 'unauthorized' });
     expect(wrongKey.stderr).toContain(json(wrongKey).error.message);
+    // The way out on the command line: a new key from formsvc login, said where the bad key came from.
+    expect(json(wrongKey).error.hint).toMatch(
+      /--api-key is not valid for http:\/\/127\.0\.0\.1:\d+\. Run formsvc login/,
+    );
+    expect(wrongKey.stderr).toContain('Hint: The API key from --api-key is not valid');
+    // A wrong email code is a 401 too, but not the key's fault: the API's own hint stays.
+    expect(wrongCode.code).toBe(1);
+    expect(json(wrongCode).error.code).toBe('unauthorized');
+    expect(json(wrongCode).error.hint).not.toMatch(/API key from/);
 
     const oneLine = (r: Run) => r.stderr.trim().split('\n');
     expect(unreachable.code).toBe(1);

@@ -210,6 +210,25 @@ describe('shared/client-config', () => {
     expect(r.note).toMatch(/holds a key for http:\/\/b\.test/);
   });
 
+  it('finds a profile saved for 127.0.0.1 under localhost, [::1], another case or a trailing slash', async () => {
+    const own = path.join(dir, 'loopback.json');
+    await saveProfile(own, 'default', { base_url: 'http://127.0.0.1:8787', api_key: 'svc_live_local' });
+    for (const url of [
+      'http://localhost:8787/',
+      'HTTP://LocalHost:8787',
+      'http://[::1]:8787',
+      'http://127.0.0.1:8787//',
+    ]) {
+      const r = await resolveConfig({}, { FORMSVC_CONFIG: own, FORMSVC_BASE_URL: url });
+      expect(r.apiKey, url).toBe('svc_live_local');
+      expect(r.baseUrl, url).not.toMatch(/\/$|[A-Z]/);
+    }
+    // Another port, scheme or host is another server: the key stays home.
+    for (const url of ['http://localhost:8788', 'https://localhost:8787', 'http://127.0.0.2:8787']) {
+      expect((await resolveConfig({ baseUrl: url }, { FORMSVC_CONFIG: own })).apiKey, url).toBeUndefined();
+    }
+  });
+
   it('names a broken profile file', async () => {
     const broken = path.join(dir, 'broken.json');
     fs.writeFileSync(broken, '{nope');
