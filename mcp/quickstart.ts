@@ -25,7 +25,11 @@ function inputSchema(): JsonSchema {
       name: { ...name, description: 'form name (default "Contact"); the quickstart is idempotent by (project, name)' },
       ...rest,
       webhook_url: { ...hook.url, description: 'a URL that receives each submission as a signed JSON POST' },
-      webhook_secret: { ...hook.secret, description: 'signing secret for the webhook (at least 8 characters)' },
+      webhook_secret: {
+        ...hook.secret,
+        description:
+          'signing secret for the webhook (at least 8 characters); default: generated and returned once as webhook_signing',
+      },
       test_data: {
         type: 'object',
         additionalProperties: true,
@@ -87,7 +91,8 @@ export const quickstartAndVerify: ToolDef = {
     'destination to notify_email or the owner, plus webhook_url / telegram ones, and their routes), sends a _test',
     'submission to the form, and waits until every delivery is sent or dead (bounded by wait_seconds).',
     'Use when you have a key (after auth_verify_code) and want a working form for a site.',
-    'Answers ok, the form, its deliveries, the embed snippets and next steps.',
+    'Answers ok, the form, its deliveries, the embed snippets, next steps and, for a webhook given without a secret,',
+    'webhook_signing: the generated secret (shown once) and how a receiver verifies it.',
     'Next: paste embed.html into the site; deliveries_get / deliveries_retry if a delivery is not sent.',
     '(POST /v1/quickstart, POST /s/{formId}, GET /v1/deliveries/{id}; a manage key.)',
   ].join('\n'),
@@ -110,7 +115,7 @@ export const quickstartAndVerify: ToolDef = {
     };
     const qs = await run.client.call(ops.quickstart.run, { body, signal: run.signal });
     if (qs.error) return errorResult(qs.error, qs.status, qs.requestId);
-    const { form, embed, destinations, routes } = qs.data;
+    const { form, embed, destinations, routes, webhook_signing } = qs.data;
     await run.progress(1, undefined, `form ${form.id} ready; sending a _test submission`);
 
     // A form with allowed origins quarantines a post without Origin: send as the site would.
@@ -142,9 +147,14 @@ export const quickstartAndVerify: ToolDef = {
             ? [`The test submission was stored as ${submission.status}: check the form settings.`]
             : []),
         ];
-    const summary = ok
-      ? `Verified: form ${form.id} (${form.name}) delivered its _test submission to ${sent} destination(s).`
-      : `Not verified yet: ${sent}/${ids.length} deliveries sent${settled ? '' : ` after ${wait} s`}; see next.`;
+    const signing = webhook_signing
+      ? `\nWebhook secret (shown once, keep it): ${webhook_signing.secret}\n${webhook_signing.verify}`
+      : '';
+    const summary =
+      (ok
+        ? `Verified: form ${form.id} (${form.name}) delivered its _test submission to ${sent} destination(s).`
+        : `Not verified yet: ${sent}/${ids.length} deliveries sent${settled ? '' : ` after ${wait} s`}; see next.`) +
+      signing;
     return okResult(summary, {
       ok,
       settled,
@@ -153,6 +163,7 @@ export const quickstartAndVerify: ToolDef = {
       deliveries: rows,
       destinations,
       routes,
+      ...(webhook_signing ? { webhook_signing } : {}),
       embed,
       next,
     });

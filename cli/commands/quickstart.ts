@@ -8,6 +8,7 @@ type Result = {
   embed: { html: string };
   verify: { curl: string };
   destinations: Array<{ id: string; type: string; name: string }>;
+  webhook_signing?: { secret: string; verify: string };
 };
 
 export default class Quickstart extends ApiCommand {
@@ -71,6 +72,9 @@ export default class Quickstart extends ApiCommand {
       `Form "${q.form.name}" (${q.form.id}) ${res.status === 201 ? 'is ready' : 'existed already'}.`,
       `Submit URL: ${q.form.submit_url}`,
       `Routed to: ${routed}`,
+      ...(q.webhook_signing
+        ? [`Webhook secret (shown once, keep it): ${q.webhook_signing.secret}`, `  ${q.webhook_signing.verify}`]
+        : []),
       '',
       'Embed this HTML:',
       q.embed.html,

@@ -526,3 +526,13 @@ export const billingEvents = pgTable('billing_events', {
   orgId: text('org_id'),
   receivedAt: createdAt(),
 });
+
+/**
+ * Secrets the server makes for itself, generated once by whichever process needs one first, so every
+ * process of a deployment agrees (e.g. `file_links`: the HMAC key of signed attachment download URLs).
+ */
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});

@@ -8,6 +8,7 @@ import {
   listFormSubmissions,
   listSubmissions,
   openAttachment,
+  openFileLink,
   submissionDetail,
   updateSubmission,
 } from '../services/submissions.js';
@@ -31,6 +32,10 @@ export function registerSubmissions(app: OpenAPIHono<AppEnv>) {
   mount(app, submissionOps.attachment, async (c) => {
     const { id, fileId } = c.req.valid('param');
     const { file, body } = await openAttachment(c.get('deps'), c.get('actor'), id, fileId);
+    return c.body(body, 200, attachmentHeaders(file)) as never;
+  });
+  mount(app, submissionOps.fileLink, async (c) => {
+    const { file, body } = await openFileLink(c.get('deps'), c.req.valid('param').fileId, c.req.valid('query'));
     return c.body(body, 200, attachmentHeaders(file)) as never;
   });
 }

@@ -7,7 +7,7 @@ import { destinations, organizations, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
-import { isBlockedAddress } from '../worker/ssrf.js';
+import { blockedKind } from '../worker/ssrf.js';
 import { limitsOf } from './orgs.js';
 
 export type DestinationRow = typeof destinations.$inferSelect;
@@ -39,16 +39,17 @@ export function presentDestination(d: DestinationRow) {
 }
 
 /**
- * True for "localhost" names and literal non-public IPs (the SSRF guard's ranges), refused at create
- * time in production; names are checked again on their resolved address at connect time.
+ * The non-public class of a "localhost" name or a literal non-public IP (the SSRF guard's ranges), or
+ * null: refused at create time in production; names are checked again on their resolved address at
+ * connect time.
  */
-export function isPrivateHost(hostname: string): boolean {
+export function privateHostKind(hostname: string): string | null {
   const host = hostname
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '')
     .toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  return net.isIP(host) !== 0 && isBlockedAddress(host);
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback';
+  return net.isIP(host) !== 0 ? blockedKind(host) : null;
 }
 
 const invalid = (message: string, issues: { path: string; message: string }[], hint?: string) =>
@@ -75,10 +76,11 @@ function checkConfig(deps: Deps, type: DestinationType, config: Config): Config 
   const guarded = deps.config.production && !deps.config.outboundAllowPrivate;
   if (guarded && typeof out.url === 'string') {
     const url = new URL(out.url);
-    if (isPrivateHost(url.hostname)) {
+    const kind = privateHostKind(url.hostname);
+    if (kind) {
       throw invalid(
-        `The ${type} URL points at a private, loopback or link-local address.`,
-        [{ path: 'config.url', message: `host ${url.hostname} is not reachable from this server` }],
+        `The ${type} URL points at a non-public address (${kind}).`,
+        [{ path: 'config.url', message: `a ${kind} address is not reachable from this server` }],
         'Use a public URL; this server refuses private addresses (the operator can set OUTBOUND_ALLOW_PRIVATE=true).',
       );
     }
@@ -108,6 +110,53 @@ function mergeConfig(type: DestinationType, stored: Config, patch: Config): Conf
     } else out[key] = value;
   }
   return out;
+}
+
+/** The origin (scheme, host and port) of a stored URL; null when there is none. */
+function originOf(url: unknown): string | null {
+  if (typeof url !== 'string') return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A stored secret and stored header values belong to the receiver they were given for: when a PATCH
+ * moves the URL to another origin, whatever the same request does not give again is dropped (a
+ * header sent as REDACTED counts as not given), so a key cannot point them at a receiver of its own
+ * and read them there. Returns the config to store and a warning naming what was dropped.
+ */
+export function forgetOnMove(stored: Config, patch: Config, merged: Config): { config: Config; warnings: string[] } {
+  const from = originOf(stored.url);
+  const to = originOf(merged.url);
+  if (!from || !to || from === to) return { config: merged, warnings: [] };
+  const out: Config = { ...merged };
+  const dropped: string[] = [];
+  const given = (v: unknown) => typeof v === 'string' && v !== REDACTED;
+  for (const key of SECRET_KEYS) {
+    if (out[key] !== undefined && !given(patch[key])) {
+      delete out[key];
+      dropped.push(key);
+    }
+  }
+  if (out.headers && typeof out.headers === 'object') {
+    const sent = (patch.headers && typeof patch.headers === 'object' ? patch.headers : {}) as Config;
+    const kept = Object.entries(out.headers as Config).filter(([name]) => given(sent[name]));
+    const lost = Object.keys(out.headers as Config).filter((name) => !given(sent[name]));
+    if (lost.length) dropped.push(`the values of header${lost.length > 1 ? 's' : ''} ${lost.join(', ')}`);
+    if (kept.length) out.headers = Object.fromEntries(kept);
+    else delete out.headers;
+  }
+  if (!dropped.length) return { config: out, warnings: [] };
+  return {
+    config: out,
+    warnings: [
+      `The URL moved from ${from} to ${to}, so the stored ${dropped.join(' and ')} ${dropped.length > 1 ? 'were' : 'was'} dropped: ` +
+        'stored secrets never follow a URL to another host. Give them again in the same PATCH as the new URL to keep them.',
+    ],
+  };
 }
 
 /** Creates a destination; the plan's destination limit is checked under a lock on the organization row. */
@@ -160,7 +209,10 @@ export async function getDestinationRow(db: Db, orgId: string, id: string): Prom
   return row;
 }
 
-/** PATCH: rename, or merge config over the stored one; a changed config resets health and verified. */
+/**
+ * PATCH: rename, or merge config over the stored one; a changed config resets health and verified.
+ * A URL moved to another origin drops the stored secret and header values not given again (forgetOnMove).
+ */
 export async function updateDestination(
   deps: Deps,
   actor: Actor,
@@ -170,20 +222,24 @@ export async function updateDestination(
   const db = deps.database.db;
   const current = await getDestinationRow(db, actor.orgId, id);
   const type = current.type as DestinationType;
-  const config = body.config ? checkConfig(deps, type, mergeConfig(type, current.config, body.config)) : current.config;
+  const moved = body.config
+    ? forgetOnMove(current.config, body.config, mergeConfig(type, current.config, body.config))
+    : { config: current.config, warnings: [] };
+  const config = body.config ? checkConfig(deps, type, moved.config) : current.config;
   const changed = JSON.stringify(config) !== JSON.stringify(current.config);
   const changes = {
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(changed ? { config, health: 'unknown', verified: false, consecutiveFailures: 0 } : {}),
   };
-  if (!Object.keys(changes).length) return presentDestination(current);
+  const warned = moved.warnings.length ? { warnings: moved.warnings } : {};
+  if (!Object.keys(changes).length) return { ...presentDestination(current), ...warned };
   const [row] = await db
     .update(destinations)
     .set(changes)
     .where(and(eq(destinations.id, id), eq(destinations.orgId, actor.orgId)))
     .returning();
   if (!row) throw notFound('destination', id);
-  return presentDestination(row);
+  return { ...presentDestination(row), ...warned };
 }
 
 /** Deletes an unused destination; the row lock makes a concurrent route creation wait or fail. */

@@ -7,6 +7,7 @@ import { buildVerify } from '../present/embed.js';
 import { createDestination, type DestinationRow, presentDestination } from './destinations.js';
 import { createForm, updateForm } from './forms.js';
 import { createRoute, presentRoute } from './routes.js';
+import { newWebhookSecret, VERIFY_WEBHOOK } from './webhook-secret.js';
 
 export interface QuickstartInput {
   name: string;
@@ -25,7 +26,9 @@ function matches(d: DestinationRow, w: Wanted): boolean {
   const c = d.config;
   if (w.type === 'email') return Array.isArray(c.to) && c.to.length === 1 && c.to[0] === (w.config.to as string[])[0];
   if (w.type === 'telegram') return c.chat_id === w.config.chat_id && c.bot_token === w.config.bot_token;
-  return c.url === w.config.url && (c.secret ?? null) === (w.config.secret ?? null);
+  if (c.url !== w.config.url) return false;
+  // A repeat without a secret reuses the hook whatever secret it has (a generated one included).
+  return w.config.secret === undefined || (c.secret ?? null) === w.config.secret;
 }
 
 /** Where notifications go when the caller names no address: the session's user, else the owner. */
@@ -86,6 +89,7 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       config: { url: body.webhook.url, ...(body.webhook.secret ? { secret: body.webhook.secret } : {}) },
     });
   }
+  let generatedSecret: string | null = null;
   const db = deps.database.db;
   const outDestinations = [];
   const outRoutes = [];
@@ -101,7 +105,13 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       outRoutes.push(presentRoute(hit.route));
       continue;
     }
-    const dest = await createDestination(deps, actor, w);
+    let config = w.config;
+    if (w.type === 'webhook' && config.secret === undefined) {
+      // Every quickstart webhook is signed: without a secret one is generated and shown once.
+      generatedSecret = newWebhookSecret();
+      config = { ...config, secret: generatedSecret };
+    }
+    const dest = await createDestination(deps, actor, { ...w, config });
     const route = await createRoute(deps, actor, { form_id: formId, destination_id: dest.id });
     outDestinations.push(dest);
     outRoutes.push(route);
@@ -146,6 +156,7 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       ],
       destinations: outDestinations,
       routes: outRoutes,
+      ...(generatedSecret ? { webhook_signing: { secret: generatedSecret, verify: VERIFY_WEBHOOK } } : {}),
     },
   };
 }

@@ -7,8 +7,10 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { responseBody } from '../storage.js';
+import { attachmentSummary, attachmentsOf, mayHaveFiles } from './attachments.js';
 import { deliveriesOfSubmission } from './deliveries.js';
 import { driftOfSubmission } from './drift.js';
+import { fileLinkKey, linkProblem } from './file-links.js';
 import { getFormRow } from './forms.js';
 
 export type SubmissionRow = typeof submissions.$inferSelect;
@@ -58,7 +60,7 @@ export type SubmissionFilter = {
   until?: string;
 };
 
-/** Submissions of the caller's organization, newest first; tests included unless test=false. */
+/** Submissions of the caller's organization, newest first, each with a summary of its files. */
 export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filter: SubmissionFilter) {
   const conds = [eq(submissions.orgId, actor.orgId), page.after(submissions.id)];
   if (filter.form_id) conds.push(eq(submissions.formId, filter.form_id));
@@ -72,7 +74,16 @@ export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filt
     .where(and(...conds))
     .orderBy(desc(submissions.id))
     .limit(page.limit + 1);
-  return pageResult(rows, page, presentSubmission);
+  const withFiles = rows.slice(0, page.limit).filter((r) => mayHaveFiles(r.meta));
+  const files = await attachmentsOf(
+    deps.database.db,
+    [actor.orgId],
+    withFiles.map((r) => r.id),
+  );
+  return pageResult(rows, page, (r) => ({
+    ...presentSubmission(r),
+    attachments: (files.get(r.id) ?? []).map(attachmentSummary),
+  }));
 }
 
 /** One form's submissions; another organization's form is 404 rather than an empty list. */
@@ -158,10 +169,42 @@ export async function openAttachment(deps: Deps, actor: Actor, submissionId: str
     )
     .limit(1);
   if (!file) throw notFound('attachment', fileId);
+  return { file, body: await fileBody(deps, file) };
+}
+
+/**
+ * An attachment by its signed download link (a delivery payload's download_url): no API key, the
+ * signature is the permission. A wrong or expired signature is 403 whether or not the file exists.
+ */
+export async function openFileLink(deps: Deps, fileId: string, q: { expires: string; signature: string }) {
+  const problem = linkProblem(await fileLinkKey(deps.database), fileId, q.expires, q.signature, deps.now());
+  if (problem) {
+    throw new ApiError(
+      'forbidden',
+      problem === 'expired' ? 'This download link has expired.' : 'This download link is not valid.',
+      {
+        hint:
+          'Use the download_url exactly as a delivery payload gave it, before it expires (ATTACHMENT_URL_TTL_S, 24 h by ' +
+          'default); later, download with a read key through GET /v1/submissions/{id} (attachments[].download_url).',
+      },
+    );
+  }
+  const [file] = await deps.database.db.select().from(attachments).where(eq(attachments.id, fileId)).limit(1);
+  if (!file) {
+    throw new ApiError('not_found', `Attachment ${fileId} no longer exists.`, {
+      hint: 'Its submission was deleted (by a user or by retention); nothing is left to download.',
+    });
+  }
+  return { file, body: await fileBody(deps, file) };
+}
+
+/** The stored bytes of an attachment as a response body; a missing file is 404, a failing store 503. */
+async function fileBody(deps: Deps, file: AttachmentRow) {
+  const fileId = file.id;
   let source: Readable | undefined;
   try {
     source = deps.storage.read(file.storageKey);
-    return { file, body: await responseBody(source) };
+    return await responseBody(source);
   } catch (err) {
     source?.destroy();
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {

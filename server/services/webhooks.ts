@@ -7,7 +7,7 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { presentResult } from './deliveries.js';
-import { isPrivateHost } from './destinations.js';
+import { forgetOnMove, privateHostKind } from './destinations.js';
 
 export type SystemWebhookRow = typeof systemWebhooks.$inferSelect;
 export type SystemWebhookDeliveryRow = typeof systemWebhookDeliveries.$inferSelect;
@@ -48,11 +48,11 @@ export function presentWebhookDelivery(d: SystemWebhookDeliveryRow) {
 /** SSRF guard at write time, the same rule as webhook destinations (the worker's outbound guard still applies). */
 function checkUrl(deps: Deps, url: string): void {
   if (!deps.config.production || deps.config.outboundAllowPrivate) return;
-  const host = new URL(url).hostname;
-  if (!isPrivateHost(host)) return;
-  throw new ApiError('validation_failed', 'The webhook URL points at a private, loopback or link-local address.', {
+  const kind = privateHostKind(new URL(url).hostname);
+  if (!kind) return;
+  throw new ApiError('validation_failed', `The webhook URL points at a non-public address (${kind}).`, {
     hint: 'Use a public URL; this server refuses private addresses (the operator can set OUTBOUND_ALLOW_PRIVATE=true).',
-    details: { issues: [{ path: 'url', message: `host ${host} is not reachable from this server` }] },
+    details: { issues: [{ path: 'url', message: `a ${kind} address is not reachable from this server` }] },
   });
 }
 
@@ -102,7 +102,8 @@ export async function getWebhookRow(db: Db, orgId: string, id: string): Promise<
 
 /**
  * PATCH: a given url, events list or secret replaces the stored one (secret null removes it).
- * A new url, or turning a disabled webhook back on, resets health so old failures do not count.
+ * A new url, or turning a disabled webhook back on, resets health so old failures do not count; a url
+ * on another origin drops the stored secret unless the same request gives one (said in `warnings`).
  */
 export async function updateWebhook(
   deps: Deps,
@@ -117,6 +118,14 @@ export async function updateWebhook(
   if (body.url !== undefined) changes.url = body.url;
   if (body.events !== undefined) changes.events = unique(body.events);
   if (body.secret !== undefined) changes.secret = body.secret;
+  // The stored secret never follows the URL to another origin unless given again (forgetOnMove).
+  const moved = forgetOnMove(
+    { url: current.url, secret: current.secret ?? undefined },
+    body.secret !== undefined ? { secret: body.secret } : {},
+    { url: body.url ?? current.url, secret: body.secret ?? current.secret ?? undefined },
+  );
+  if (moved.warnings.length) changes.secret = null;
+  const warned = moved.warnings.length ? { warnings: moved.warnings } : {};
   if (body.enabled !== undefined) changes.enabled = body.enabled;
   const fresh = (body.url !== undefined && body.url !== current.url) || (body.enabled === true && !current.enabled);
   if (fresh) Object.assign(changes, { health: 'unknown', consecutiveFailures: 0 });
@@ -127,7 +136,7 @@ export async function updateWebhook(
     .where(and(eq(systemWebhooks.id, id), eq(systemWebhooks.orgId, actor.orgId)))
     .returning();
   if (!row) throw notFound('webhook', id);
-  return presentWebhook(row);
+  return { ...presentWebhook(row), ...warned };
 }
 
 /**

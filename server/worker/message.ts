@@ -1,7 +1,9 @@
 import { inArray } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
 import { destinations, forms, submissions, systemWebhooks } from '../db/schema.js';
 import type { Claimed, OutboxKind } from './claim.js';
+import { payloadsWithFiles } from './payload-files.js';
 import type { DestinationTarget, OutboundMessage } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -12,13 +14,19 @@ export type Prepared = { dest: DestinationTarget; msg: OutboundMessage } | null;
 
 /**
  * The destination and the message of each row of one claim, read with one query per table for the
- * whole batch. The payload is the stored snapshot (what a webhook receives, byte for byte);
+ * whole batch. The payload is the stored snapshot (what a webhook receives, byte for byte), plus,
+ * for a submission with files, their `attachments` with fresh signed links (payloadsWithFiles);
  * templates (email, telegram) also see the form's name and settings and the submission's
  * `_subject` hint, read now; webhooks need neither, so those are read only for other types.
  */
-export async function loadMessages(db: Db, kind: OutboxKind, rows: Claimed[]): Promise<Map<string, Prepared>> {
+export async function loadMessages(
+  deps: { config: Config; database: Database; now: () => Date },
+  kind: OutboxKind,
+  rows: Claimed[],
+): Promise<Map<string, Prepared>> {
   const out = new Map<string, Prepared>();
   if (!rows.length) return out;
+  const db = deps.database.db;
   const targetIds = [...new Set(rows.map((r) => r.target_id))];
   if (kind === 'hook') {
     const hooks = await db.select().from(systemWebhooks).where(inArray(systemWebhooks.id, targetIds));
@@ -66,6 +74,7 @@ export async function loadMessages(db: Db, kind: OutboxKind, rows: Claimed[]): P
         .from(submissions)
         .where(inArray(submissions.id, subIds))
     : [];
+  const withFiles = await payloadsWithFiles(deps, rows);
   const formById = new Map(formRows.map((f) => [f.id, f]));
   const hintById = new Map(subRows.map((s) => [s.id, s.subjectHint]));
   for (const row of rows) {
@@ -74,7 +83,8 @@ export async function loadMessages(db: Db, kind: OutboxKind, rows: Claimed[]): P
       out.set(row.id, null);
       continue;
     }
-    const payloadForm = obj(row.payload.form);
+    const payload = withFiles.get(row.id) ?? row.payload;
+    const payloadForm = obj(payload.form);
     const formId = formIdOf(row);
     const form = formId ? formById.get(formId) : undefined;
     out.set(row.id, {
@@ -82,7 +92,7 @@ export async function loadMessages(db: Db, kind: OutboxKind, rows: Claimed[]): P
       msg: {
         deliveryId: row.id,
         event: row.event_type,
-        payload: row.payload,
+        payload,
         context: {
           form: form
             ? { id: form.id, slug: form.slug, name: form.name, settings: form.settings as Obj }
@@ -92,11 +102,11 @@ export async function loadMessages(db: Db, kind: OutboxKind, rows: Claimed[]): P
                 name: String(payloadForm.slug ?? ''),
                 settings: {},
               },
-          submission: row.payload.submission ? obj(row.payload.submission) : null,
-          data: obj(row.payload.data),
-          meta: obj(row.payload.meta),
+          submission: payload.submission ? obj(payload.submission) : null,
+          data: obj(payload.data),
+          meta: obj(payload.meta),
           subject_hint: (row.submission_id ? hintById.get(row.submission_id) : null) ?? null,
-          submissions: Array.isArray(row.payload.submissions) ? (row.payload.submissions as Obj[]) : undefined,
+          submissions: Array.isArray(payload.submissions) ? (payload.submissions as Obj[]) : undefined,
         },
       },
     });

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Agent, request } from 'undici';
-import { guardedLookup, isBlockedAddress, RefusedTarget } from './ssrf.js';
+import { blockedKind, guardedLookup, RefusedTarget } from './ssrf.js';
 import type { HttpResult, Outbound } from './types.js';
 
 /** Bytes of a response body read at most; the rest is discarded unread. */
@@ -51,12 +51,13 @@ export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number 
       });
     }
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!opts.allowPrivate && net.isIP(host) && isBlockedAddress(host)) {
+    const kind = !opts.allowPrivate && net.isIP(host) ? blockedKind(host) : null;
+    if (kind) {
       return done({
         ok: false,
         status: null,
         excerpt: '',
-        error: new RefusedTarget(host, host).message,
+        error: new RefusedTarget(kind).message,
         refused: true,
       });
     }

@@ -234,7 +234,7 @@ export class Pipeline {
     for (const h of held) this.claimed.set(h.id, h);
     let prepared: Map<string, Prepared>;
     try {
-      prepared = await loadMessages(database.db, kind, rows);
+      prepared = await loadMessages(this.deps, kind, rows);
     } catch (err) {
       await this.release(held).catch(() => {});
       throw err;
@@ -287,7 +287,7 @@ export class Pipeline {
     const held = rows.map((r) => ({ id: r.id, kind: 'delivery' as const, attempts: r.attempts }));
     let prepared: Map<string, Prepared>;
     try {
-      prepared = await loadMessages(this.deps.database.db, 'delivery', rows);
+      prepared = await loadMessages(this.deps, 'delivery', rows);
     } catch (err) {
       this.deps.log.error({ err: String(err) }, 'reading handed-over deliveries failed; handing them back');
       await this.release(held).catch(() => {});

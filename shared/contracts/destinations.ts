@@ -85,6 +85,13 @@ export const Destination = z
   })
   .meta({ id: 'Destination' });
 
+export const DestinationUpdated = Destination.extend({
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'present when the PATCH dropped something, e.g. a secret left behind by a URL move' }),
+}).meta({ id: 'DestinationUpdated' });
+
 const Name = z.string().min(1).max(200);
 const createOf = <T extends DestinationType>(type: T) =>
   z.strictObject({ type: z.literal(type), name: Name, config: CONFIG_SCHEMAS[type] });
@@ -106,7 +113,9 @@ export const UpdateDestinationBody = z
       .record(z.string(), z.unknown())
       .optional()
       .meta({
-        description: `merged over the stored config key by key; null removes a key; a secret left out or sent as "${REDACTED}" is kept`,
+        description:
+          `merged over the stored config key by key; null removes a key; a secret left out or sent as "${REDACTED}" is kept, ` +
+          'unless url moves to another origin (scheme, host, port): then the stored secret and header values not given again are dropped (see warnings)',
       }),
   })
   .meta({ id: 'UpdateDestinationBody' });
@@ -151,9 +160,14 @@ export const destinationOps = {
     path: '/v1/destinations/{id}',
     operationId: 'destinations_update',
     tags,
-    summary: 'Rename a destination or change its config (merged over the stored one; secrets kept unless given)',
+    summary:
+      'Rename a destination or change its config (merged over the stored one; secrets kept unless given, ' +
+      'dropped when the URL moves to another host)',
     request: { params: IdParam, body: body(UpdateDestinationBody) },
-    responses: { 200: json(Destination), ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed') },
+    responses: {
+      200: json(DestinationUpdated),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
+    },
   }),
   delete: op('manage', {
     method: 'delete',

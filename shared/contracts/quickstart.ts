@@ -32,7 +32,12 @@ export const QuickstartBody = z
       })
       .optional(),
     webhook: z
-      .strictObject({ url: z.url({ protocol: /^https?$/ }).max(2000), secret: z.string().min(8).max(200).optional() })
+      .strictObject({
+        url: z.url({ protocol: /^https?$/ }).max(2000),
+        secret: z.string().min(8).max(200).optional().meta({
+          description: 'signing secret; default: a generated whsec_… secret, returned once as webhook_signing',
+        }),
+      })
       .optional(),
   })
   .meta({ id: 'QuickstartBody' });
@@ -47,6 +52,13 @@ export const QuickstartResult = z
       .array(Destination)
       .meta({ description: 'the destinations the form is routed to (secrets redacted)' }),
     routes: z.array(Route).meta({ description: 'the direct routes of the form to those destinations' }),
+    webhook_signing: z
+      .object({
+        secret: z.string().meta({ description: 'whsec_<base64>; shown only in this answer, reads back as redacted' }),
+        verify: z.string().meta({ description: 'how a receiver verifies a delivery with it' }),
+      })
+      .optional()
+      .meta({ description: 'present when the webhook was given without a secret: the one generated for it' }),
   })
   .meta({ id: 'QuickstartResult' });
 

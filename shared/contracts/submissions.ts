@@ -40,10 +40,27 @@ export const SubmissionAttachment = z
     content_type: z.string(),
     size_bytes: z.number().int().min(0),
     sha256: z.string(),
-    download_url: z.string().meta({ description: 'GET with the same credentials (read scope)' }),
+    download_url: z.string().meta({
+      description:
+        'GET with the same credentials (read scope); in a delivery payload instead a signed link that needs no key',
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'SubmissionAttachment' });
+
+export const AttachmentSummary = SubmissionAttachment.pick({
+  id: true,
+  field_name: true,
+  filename: true,
+  content_type: true,
+  size_bytes: true,
+  sha256: true,
+}).meta({ id: 'AttachmentSummary' });
+
+/** A list item: the submission and a summary of its files (download them through submissions_get). */
+export const SubmissionListItem = Submission.extend({
+  attachments: z.array(AttachmentSummary).meta({ description: 'the files of the submission; empty when none' }),
+}).meta({ id: 'SubmissionListItem' });
 
 export const SubmissionDetail = Submission.extend({
   attachments: z.array(SubmissionAttachment),
@@ -90,7 +107,13 @@ const AttachmentParams = z.object({
   fileId: z.string().meta({ param: { name: 'fileId', in: 'path' } }),
 });
 
-export const SubmissionList = listOf(Submission, 'SubmissionList');
+export const SubmissionList = listOf(SubmissionListItem, 'SubmissionList');
+
+const FileLinkParams = z.object({ fileId: z.string().meta({ param: { name: 'fileId', in: 'path' } }) });
+const FileLinkQuery = z.object({
+  expires: z.string().max(20).meta({ description: 'unix seconds after which the link stops working' }),
+  signature: z.string().max(100).meta({ description: 'HMAC of the file id and expires, made by the server' }),
+});
 
 const tags = ['submissions'];
 const listErrors = errors('unauthorized', 'forbidden', 'validation_failed');
@@ -158,6 +181,23 @@ export const submissionOps = {
         content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
       },
       ...errors('unauthorized', 'forbidden', 'not_found', 'attachment_storage_unavailable'),
+    },
+  }),
+  fileLink: op('public', {
+    method: 'get',
+    path: '/files/{fileId}',
+    operationId: 'files_download',
+    tags,
+    summary:
+      'Download an attachment through the signed download_url of a delivery payload: no API key, valid until ' +
+      'its expiry (ATTACHMENT_URL_TTL_S, 24 h by default); 403 when the signature is wrong or expired',
+    request: { params: FileLinkParams, query: FileLinkQuery },
+    responses: {
+      200: {
+        description: 'The file',
+        content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
+      },
+      ...errors('forbidden', 'not_found', 'validation_failed', 'attachment_storage_unavailable'),
     },
   }),
 };

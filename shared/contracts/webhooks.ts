@@ -25,6 +25,13 @@ export const SystemWebhook = z
   })
   .meta({ id: 'SystemWebhook' });
 
+export const SystemWebhookUpdated = SystemWebhook.extend({
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'present when the PATCH dropped something, e.g. the secret left behind by a URL move' }),
+}).meta({ id: 'SystemWebhookUpdated' });
+
 export const CreateSystemWebhookBody = z
   .strictObject({
     url: HttpUrl,
@@ -111,10 +118,11 @@ export const webhookOps = {
     operationId: 'webhooks_update',
     tags,
     summary:
-      'Change url, events, secret (null removes it) or enabled; a new url or re-enabling resets health to unknown',
+      'Change url, events, secret (null removes it) or enabled; a new url or re-enabling resets health to unknown; ' +
+      'a url on another host drops the stored secret unless one is given again',
     request: { params: IdParam, body: body(UpdateSystemWebhookBody) },
     responses: {
-      200: json(SystemWebhook),
+      200: json(SystemWebhookUpdated),
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
     },
   }),

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinations } from '../../server/db/schema.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 let t: TestEnv;
 let key: string;
@@ -169,6 +170,59 @@ describe('destinations', () => {
     const noSecret = await t.api('PATCH', `/v1/destinations/${id}`, key, { json: { config: { secret: null } } });
     expect(noSecret.json.config).not.toHaveProperty('secret');
     expect(await stored(id)).not.toHaveProperty('secret');
+  });
+
+  it('PATCH moving the URL to another host drops the stored secret and headers, saying so', async () => {
+    const here = await startReceiver();
+    const there = await startReceiver(undefined, '127.0.0.2');
+    try {
+      const d = await t.api('POST', '/v1/destinations', key, {
+        json: webhook({ url: here.url, secret: 'whsec_old_secret', headers: { Authorization: 'Bearer t0ken' } }),
+      });
+      const id = d.json.id;
+      expect((await t.api('POST', `/v1/destinations/${id}/test`, key)).json.ok).toBe(true);
+      expect(here.requests[0].headers.authorization).toBe('Bearer t0ken');
+      expect(here.requests[0].headers['service-signature']).toBeTruthy();
+
+      // Same origin, another path: nothing is dropped.
+      const samePlace = await t.api('PATCH', `/v1/destinations/${id}`, key, {
+        json: { config: { url: `${here.url}/v2` } },
+      });
+      expect(samePlace.json.warnings).toBeUndefined();
+      expect(await stored(id)).toMatchObject({
+        secret: 'whsec_old_secret',
+        headers: { Authorization: 'Bearer t0ken' },
+      });
+
+      // Another host; the redacted placeholder a read-modify-write sends back does not count as given.
+      const moved = await t.api('PATCH', `/v1/destinations/${id}`, key, {
+        json: { config: { url: there.url, secret: '[redacted]', headers: { Authorization: '[redacted]' } } },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.json.config).toEqual({ url: there.url });
+      expect(moved.json.warnings).toHaveLength(1);
+      expect(moved.json.warnings[0]).toMatch(/secret and the values of header Authorization were dropped/);
+      expect(await stored(id)).toEqual({ url: there.url });
+      expect((await t.api('POST', `/v1/destinations/${id}/test`, key)).json.ok).toBe(true);
+      const [req] = there.requests;
+      expect(req.headers.authorization).toBeUndefined();
+      expect(req.headers['service-signature']).toBeUndefined();
+      expect(req.raw.toString()).not.toContain('t0ken');
+
+      // Given again in the same request, they follow the URL.
+      const back = await t.api('PATCH', `/v1/destinations/${id}`, key, {
+        json: { config: { url: here.url, secret: 'whsec_new_secret', headers: { Authorization: 'Bearer n3w' } } },
+      });
+      expect(back.json.warnings).toBeUndefined();
+      expect(await stored(id)).toEqual({
+        url: here.url,
+        secret: 'whsec_new_secret',
+        headers: { Authorization: 'Bearer n3w' },
+      });
+    } finally {
+      await here.close();
+      await there.close();
+    }
   });
 
   it('PATCH validates the merged config and refuses unknown fields', async () => {

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver, until } from '../helpers/receiver.js';
@@ -121,6 +123,67 @@ describe('POST /v1/quickstart', () => {
         );
       }
       await t.smtp.waitFor((m) => m.to.includes('proof@example.com'), 10_000);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('signs every quickstart webhook: a generated whsec_ secret, returned once, verifies both signatures', async () => {
+    const hook = await startReceiver();
+    try {
+      await t.startWorker();
+      const body = { name: 'Signed', notify_email: 'signed@example.com', webhook: { url: hook.url } };
+      const r = await t.api('POST', '/v1/quickstart', key, { json: body });
+      expect(r.status).toBe(201);
+      const secret: string = r.json.webhook_signing.secret;
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+      expect(r.json.webhook_signing.verify).toMatch(/Service-Signature.*webhook-signature/);
+      const dest = r.json.destinations.find((d: any) => d.type === 'webhook');
+      expect(dest.config.secret).toBe('[redacted]');
+
+      const s = await t.request('POST', `/s/${r.json.form.id}`, {
+        json: { email: 'visitor@example.com', _test: true },
+        headers: { accept: 'application/json' },
+      });
+      const [req] = await hook.waitFor((q) => q.length >= 1);
+      expect(s.json.deliveries).toContain(req.headers['service-delivery']);
+      const raw = req.raw.toString('utf8');
+      const [, t0, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(req.headers['service-signature'])) ?? [];
+      expect(v1).toBe(crypto.createHmac('sha256', secret).update(`${t0}.${raw}`).digest('hex'));
+      // The standardwebhooks package, exactly as llms.txt documents for a whsec_ secret.
+      const verified = new Webhook(secret).verify(raw, req.headers as Record<string, string>);
+      expect(verified).toMatchObject({ submission: { test: true } });
+
+      // A repeat converges on the same destination and never shows the secret again.
+      const again = await t.api('POST', '/v1/quickstart', key, { json: body });
+      expect(again.status).toBe(200);
+      expect(again.json.webhook_signing).toBeUndefined();
+      expect(again.text).not.toContain(secret);
+      expect(again.json.destinations.map((d: any) => d.id)).toEqual(r.json.destinations.map((d: any) => d.id));
+      const read = await t.api('GET', `/v1/destinations/${dest.id}`, key);
+      expect(read.text).not.toContain(secret);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a plain secret (the docs example) verifies with standardwebhooks as raw bytes, as llms.txt says', async () => {
+    const hook = await startReceiver();
+    try {
+      const secret = 'whsec_change_me';
+      const d = await t.api('POST', '/v1/destinations', key, {
+        json: { type: 'webhook', name: 'plain', config: { url: hook.url, secret } },
+      });
+      expect(d.status).toBe(201);
+      const test = await t.api('POST', `/v1/destinations/${d.json.id}/test`, key);
+      expect(test.json.ok).toBe(true);
+      const [req] = hook.requests;
+      const headers = req.headers as Record<string, string>;
+      const raw = req.raw.toString('utf8');
+      const verified = new Webhook(new TextEncoder().encode(secret), { format: 'raw' }).verify(raw, headers);
+      expect(verified).toMatchObject({ type: 'destination.test' });
+      // Read as whsec_<base64>, the plain secret is not a valid key: the documented split matters.
+      expect(() => new Webhook(secret).verify(raw, headers)).toThrow();
     } finally {
       await hook.close();
     }

@@ -54,10 +54,43 @@ describe('GET /v1/submissions and /v1/forms/{id}/submissions', () => {
       spam: { score: 0, reasons: [] },
       meta: expect.objectContaining({ ip: '203.0.113.7', content_type: 'application/json' }),
       received_at: s3.receivedAt.toISOString(),
+      attachments: [],
     });
     expect(r.json.data[1]).toMatchObject({ test: true, quarantine_reason: null });
     const all = await t.api('GET', '/v1/submissions?limit=200', key);
     expect(ids(all)).toEqual(expect.arrayContaining([s1.id, s2.id, s3.id]));
+  });
+
+  it('list items carry a summary of their files (no link); a submission without files has none', async () => {
+    const formId = await createForm(t, key);
+    const body = new FormData();
+    body.set('name', 'with file');
+    body.set('doc', new Blob(['list me'], { type: 'text/plain' }), 'hello.txt');
+    const withFile = await t.request('POST', `/s/${formId}`, { body, headers: { accept: 'application/json' } });
+    const multipartOnly = new FormData();
+    multipartOnly.set('name', 'multipart, no file');
+    const noFile = await t.request('POST', `/s/${formId}`, {
+      body: multipartOnly,
+      headers: { accept: 'application/json' },
+    });
+    const plain = await seedSubmission(t, { orgId, formId, data: { name: 'json' } });
+    const file = (await t.api('GET', `/v1/submissions/${withFile.json.submission_id}`, key)).json.attachments[0];
+    for (const path of [`/v1/forms/${formId}/submissions`, `/v1/submissions?form_id=${formId}`]) {
+      const r = await t.api('GET', path, readKey);
+      const byId = new Map(r.json.data.map((s: { id: string }) => [s.id, s]));
+      expect((byId.get(withFile.json.submission_id) as any).attachments).toEqual([
+        {
+          id: file.id,
+          field_name: 'doc',
+          filename: 'hello.txt',
+          content_type: file.content_type,
+          size_bytes: 7,
+          sha256: file.sha256,
+        },
+      ]);
+      expect((byId.get(noFile.json.submission_id) as any).attachments).toEqual([]);
+      expect((byId.get(plain.id) as any).attachments).toEqual([]);
+    }
   });
 
   it('filters by form_id, status and test', async () => {

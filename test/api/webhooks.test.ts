@@ -138,6 +138,24 @@ describe('system webhooks CRUD', () => {
     expect(on.json).toMatchObject({ enabled: true, health: 'unknown' });
   });
 
+  it('a url on another host drops the stored secret unless given again, and says so', async () => {
+    const w = await create(key, hook({ secret: SECRET }));
+    const samePlace = await t.api('PATCH', `/v1/webhooks/${w.id}`, key, { json: { url: `${URL_A}/v2` } });
+    expect(samePlace.json).toMatchObject({ has_secret: true });
+    expect(samePlace.json.warnings).toBeUndefined();
+    const moved = await t.api('PATCH', `/v1/webhooks/${w.id}`, key, { json: { url: 'https://other.example.net/x' } });
+    expect(moved.status).toBe(200);
+    expect(moved.json).toMatchObject({ url: 'https://other.example.net/x', has_secret: false });
+    expect(moved.json.warnings[0]).toMatch(/secret was dropped/);
+    expect((await stored(w.id)).secret).toBeNull();
+    const withSecret = await t.api('PATCH', `/v1/webhooks/${w.id}`, key, {
+      json: { url: URL_A, secret: 'given-again-1' },
+    });
+    expect(withSecret.json).toMatchObject({ url: URL_A, has_secret: true });
+    expect(withSecret.json.warnings).toBeUndefined();
+    expect((await stored(w.id)).secret).toBe('given-again-1');
+  });
+
   it('answers 422 with the field for invalid bodies', async () => {
     const post = (json: unknown) => t.api('POST', '/v1/webhooks', key, { json });
     expect422(await post(hook({ events: ['submission.deleted'] })), 'events.0');

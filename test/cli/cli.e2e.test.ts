@@ -117,6 +117,10 @@ describe('formsvc CLI against a running server', () => {
     expect(r.stderr).toMatch(/Test submission delivered/);
     const hook = receiver.requests.find((q) => q.json?.submission?.id === out.test.submission_id);
     expect(hook?.json.submission.test).toBe(true);
+    // Given without a secret, the webhook is signed with a generated one, printed once with how to verify.
+    expect(out.webhook_signing.secret).toMatch(/^whsec_/);
+    expect(out.webhook_signing.verify).toMatch(/Service-Signature/);
+    expect(hook?.headers['service-signature']).toMatch(/^t=\d+,v1=/);
   }, 60_000);
 
   it('submits with a file, then deliveries tail prints its deliveries and stops cleanly on Ctrl-C', async () => {

@@ -18,7 +18,7 @@ export type Behaviour = (
  * A real HTTP receiver on 127.0.0.1 for webhook tests: records every request and answers as the
  * behaviour says (default 200 "ok"). `set` changes the behaviour; `waitFor` polls the record.
  */
-export async function startReceiver(behaviour: Behaviour = () => ({ status: 200, body: 'ok' })) {
+export async function startReceiver(behaviour: Behaviour = () => ({ status: 200, body: 'ok' }), host = '127.0.0.1') {
   const requests: Received[] = [];
   let current = behaviour;
   const hanging = new Set<http.ServerResponse>();
@@ -48,10 +48,10 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
       } else answer();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `http://${host}:${port}/hook`,
     requests,
     set(b: Behaviour) {
       current = b;

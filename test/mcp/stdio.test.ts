@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, killServer, startServer } from '../helpers/process.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -108,5 +109,12 @@ describe('MCP over stdio, started without a key', () => {
 
     const hook = receiver.requests.find((r) => r.json?.submission?.id === result.submission.submission_id);
     expect(hook?.headers['service-event']).toBe('submission.received');
+    // Given without a secret, the webhook is signed with a generated one, shown once with how to verify.
+    expect(result.webhook_signing.secret).toMatch(/^whsec_/);
+    expect(done.content[0].text).toContain(`Webhook secret (shown once, keep it): ${result.webhook_signing.secret}`);
+    expect(done.content[0].text).toMatch(/Service-Signature.*webhook-signature/);
+    expect(
+      new Webhook(result.webhook_signing.secret).verify(hook!.raw.toString(), hook!.headers as never),
+    ).toBeTruthy();
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOutbound } from '../../server/worker/outbound.js';
-import { isBlockedAddress } from '../../server/worker/ssrf.js';
+import { blockedKind, isBlockedAddress } from '../../server/worker/ssrf.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 describe('SSRF guard: which addresses outbound calls may reach', () => {
@@ -27,10 +27,23 @@ describe('SSRF guard: which addresses outbound calls may reach', () => {
     ['0:0:0:0:0:ffff:a00:1', 'IPv4-mapped private, long form'],
     ['::ffff:169.254.169.254', 'IPv4-mapped metadata'],
     ['64:ff9b::a00:1', 'NAT64 of a private address'],
+    ['2002:a00:1::1', '6to4 (tunnels to 10.0.0.1)'],
+    ['2002:808:808::1', '6to4 of a public address, refused as a class'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['::ffff:0:a00:1', 'IPv4-translated (::ffff:0:0:0/96)'],
+    ['::ffff:0:808:808', 'IPv4-translated public, refused as a class'],
     ['not-an-ip', 'not an address at all'],
   ];
   it.each(blocked)('refuses %s (%s)', (ip) => {
     expect(isBlockedAddress(ip)).toBe(true);
+  });
+
+  it('names the class of a refused address', () => {
+    expect(blockedKind('2002:a00:1::1')).toBe('6to4');
+    expect(blockedKind('2001:0:4136:e378::1')).toBe('Teredo');
+    expect(blockedKind('::ffff:0:a00:1')).toBe('IPv4-translated');
+    expect(blockedKind('::ffff:10.0.0.1')).toBe('IPv4-mapped private');
+    expect(blockedKind('169.254.169.254')).toBe('link-local');
   });
 
   const allowed = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8'];
@@ -52,6 +65,9 @@ describe('outbound calls with private targets refused', () => {
         expect(r, url).toMatchObject({ ok: false, status: null, refused: true });
         expect(r.error).toMatch(/refused/);
         expect(r.error).toMatch(/OUTBOUND_ALLOW_PRIVATE/);
+        // The class only: never the address (or name) the lookup returned.
+        expect(r.error).toMatch(/loopback/);
+        expect(r.error).not.toMatch(/127\.0\.0\.1|::1|localhost|7f00/);
       }
       expect(hook.requests).toHaveLength(0);
     } finally {
