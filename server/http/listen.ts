@@ -1,5 +1,6 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
+import { serve } from '@hono/node-server';
 import type { Config } from '../config.js';
 
 type Fetch = Parameters<typeof serve>[0]['fetch'];
@@ -23,13 +24,14 @@ function listenFailure(err: NodeJS.ErrnoException, config: Config): ListenError 
  * within HTTP_HEADERS_TIMEOUT_MS, the whole request within HTTP_REQUEST_TIMEOUT_MS; an idle
  * keep-alive connection closes after HTTP_KEEP_ALIVE_TIMEOUT_MS. Rejects with a ListenError.
  */
-export function listen(fetch: Fetch, config: Config): Promise<{ server: ServerType; address: AddressInfo }> {
+export function listen(fetch: Fetch, config: Config): Promise<{ server: Server; address: AddressInfo }> {
   const requestTimeout = config.requestTimeoutMs;
   // Node refuses a header timeout beyond the request timeout, and checks both only this often
   // (30 s by default, which would let a slow client hold a connection well past its limit).
   const headersTimeout = Math.min(config.headersTimeoutMs, requestTimeout);
   const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)));
   return new Promise((resolve, reject) => {
+    // A plain HTTP/1.1 server: no createServer option is passed.
     const server = serve({
       fetch,
       port: config.port,
@@ -40,7 +42,7 @@ export function listen(fetch: Fetch, config: Config): Promise<{ server: ServerTy
         keepAliveTimeout: config.keepAliveTimeoutMs,
         connectionsCheckingInterval,
       },
-    });
+    }) as Server;
     const failed = (err: NodeJS.ErrnoException) => reject(listenFailure(err, config));
     server.once('error', failed);
     server.once('listening', () => {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import type { Server } from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { listen } from '../../server/http/listen.js';
@@ -18,7 +18,7 @@ import { freePort } from '../helpers/process.js';
  */
 
 let t: TestEnv;
-let server: ServerType;
+let server: Server;
 let port: number;
 const logs: { level: number; msg: string }[] = [];
 
@@ -46,7 +46,7 @@ beforeAll(async () => {
   port = listening.address.port;
 });
 afterAll(async () => {
-  server.closeAllConnections?.();
+  server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
   await t.close();
 });
