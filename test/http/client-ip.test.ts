@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import net from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { forwardedClient, limitKey, trustList } from '../../server/http/ip.js';
@@ -51,6 +53,19 @@ describe('limitKey: what per-IP limits count by', () => {
     expect(limitKey('::1')).toBe('0:0:0:0::/64');
     expect(limitKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
     expect(limitKey('2001:db8:1:2:3:4:192.0.2.1')).toBe(key);
+  });
+
+  it('is a /64 that holds the address, for any way of writing one', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (ip) => {
+        const k = limitKey(ip);
+        expect(k).toMatch(/^([0-9a-f]{1,4}:){4}:\/64$/);
+        const list = new net.BlockList();
+        list.addSubnet(k.slice(0, -3), 64, 'ipv6');
+        expect(list.check(ip, 'ipv6')).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
