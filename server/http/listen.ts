@@ -26,10 +26,12 @@ function listenFailure(err: NodeJS.ErrnoException, config: Config): ListenError 
  */
 export function listen(fetch: Fetch, config: Config): Promise<{ server: Server; address: AddressInfo }> {
   const requestTimeout = config.requestTimeoutMs;
-  // Node refuses a header timeout beyond the request timeout, and checks both only this often
-  // (30 s by default, which would let a slow client hold a connection well past its limit).
-  const headersTimeout = Math.min(config.headersTimeoutMs, requestTimeout);
-  const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)));
+  // Node refuses a header timeout beyond a request timeout (0 is none), and checks both only this
+  // often (30 s by default, which would let a slow client hold a connection well past its limit).
+  const headersTimeout =
+    requestTimeout > 0 ? Math.min(config.headersTimeoutMs, requestTimeout) : config.headersTimeoutMs;
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((ms) => ms > 0), 4000);
+  const connectionsCheckingInterval = Math.max(10, Math.floor(shortest / 4));
   return new Promise((resolve, reject) => {
     // A plain HTTP/1.1 server: no createServer option is passed.
     const server = serve({

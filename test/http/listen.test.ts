@@ -92,6 +92,22 @@ describe('slow and idle clients', () => {
     expect([set.headersTimeoutMs, set.requestTimeoutMs, set.keepAliveTimeoutMs]).toEqual([1000, 2000, 3000]);
   });
 
+  it('takes 0 as no limit', async () => {
+    const off = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '0',
+      HTTP_REQUEST_TIMEOUT_MS: '0',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '0',
+    });
+    const { server: s, address } = await listen(t.app.fetch, { ...off, port: 0, host: '127.0.0.1' });
+    try {
+      expect([s.headersTimeout, s.requestTimeout, s.keepAliveTimeout]).toEqual([0, 0, 0]);
+      expect((await fetch(`http://127.0.0.1:${address.port}/healthz`)).status).toBe(200);
+    } finally {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+  });
+
   it('cuts off a client that sends its headers slowly (408)', async () => {
     const c = await connect();
     c.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
