@@ -5,9 +5,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { operations } from '../shared/contracts/index.js';
 import type { ErrorCode } from '../shared/errors.js';
-import { isDbUnavailable } from './db/errors.js';
+import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
 import type { AppEnv, Deps } from './http/context.js';
-import { ApiError, envelope, zodIssues } from './http/errors.js';
+import { ApiError, clientGone, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerAuth } from './routes/auth.js';
@@ -74,18 +74,11 @@ export function buildApp(deps: Deps) {
     c.header('X-Request-Id', requestId);
     const started = performance.now();
     await next();
-    if (c.req.path !== '/healthz') {
-      deps.log.info(
-        {
-          req_id: requestId,
-          method: c.req.method,
-          path: c.req.path,
-          status: c.res.status,
-          ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
-    }
+    const ms = Math.round(performance.now() - started);
+    const line = { req_id: requestId, method: c.req.method, path: c.req.path, ms };
+    // A client that went away before its answer is nobody's failure: debug, and no status it never saw.
+    if (clientGone(c)) deps.log.debug(line, 'request closed by the client');
+    else if (c.req.path !== '/healthz') deps.log.info({ ...line, status: c.res.status }, 'request');
   });
 
   app.use(
@@ -154,12 +147,21 @@ export function buildApp(deps: Deps) {
   });
 
   app.onError((err, c) => {
+    if (clientGone(c)) return reply(c, new ApiError('bad_request', 'The client closed the connection.'));
     if (err instanceof ApiError) return reply(c, err);
     if (err instanceof HTTPException) {
       const code = STATUS_CODES[err.status] ?? 'bad_request';
       const message =
         err.status === 400 && /json/i.test(err.message) ? 'The body is not valid JSON.' : err.message || code;
       return reply(c, new ApiError(code, message, { status: err.status }));
+    }
+    if (isUnstorableValue(err)) {
+      return reply(
+        c,
+        new ApiError('validation_failed', 'A value in the request cannot be stored.', {
+          hint: 'Remove NUL characters (\\u0000, %00) and unpaired surrogates from what is sent.',
+        }),
+      );
     }
     if (isDbUnavailable(err)) {
       deps.log.warn({ req_id: c.get('requestId'), err: String(err) }, 'database unavailable');

@@ -31,7 +31,13 @@ export interface Config {
   workerPerDestination: number;
   logLevel: string;
   trustedProxies: string[];
-  clientIpHeader: string;
+  /** The edge's client-IP header (e.g. cf-connecting-ip), read only from a trusted peer; unset = X-Forwarded-For only. */
+  clientIpHeader: string | undefined;
+  /** Slow clients are cut off: all headers within headersTimeoutMs, the whole request within requestTimeoutMs (0: no limit). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open for the next request. */
+  keepAliveTimeoutMs: number;
   defaultPlan: Plan;
   planLimits: Record<Plan, PlanLimits>;
   adminEmails: string[];
@@ -103,7 +109,10 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-    clientIpHeader: (env.CLIENT_IP_HEADER || 'cf-connecting-ip').toLowerCase(),
+    clientIpHeader: env.CLIENT_IP_HEADER?.trim().toLowerCase() || undefined,
+    headersTimeoutMs: Math.max(0, int(env.HTTP_HEADERS_TIMEOUT_MS, 20_000)),
+    requestTimeoutMs: Math.max(0, int(env.HTTP_REQUEST_TIMEOUT_MS, 60_000)),
+    keepAliveTimeoutMs: Math.max(0, int(env.HTTP_KEEP_ALIVE_TIMEOUT_MS, 5_000)),
     defaultPlan,
     planLimits,
     adminEmails: (env.ADMIN_EMAILS || '')

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { type Database, openPglite, openPostgres } from './db/client.js';
 import type { Deps } from './http/context.js';
+import { listen } from './http/listen.js';
 import { createLogger } from './log.js';
 import { createMailer } from './mail.js';
 import { createLocalStorage } from './storage.js';
@@ -62,9 +62,11 @@ async function main() {
     log.info('delivery worker off in this process (WORKER=false): another process must run it');
   }
 
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    log.info(`formsvc listening on http://${info.address}:${info.port} (public base ${config.publicBaseUrl})`);
+  const { server, address } = await listen(app.fetch, config).catch((err: Error) => {
+    log.fatal(err.message); // one line naming PORT/HOST, no stack
+    return process.exit(1);
   });
+  log.info(`formsvc listening on http://${address.address}:${address.port} (public base ${config.publicBaseUrl})`);
 
   let stopping = false;
   const stop = async (signal: string) => {

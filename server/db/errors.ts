@@ -42,3 +42,14 @@ export function isDbUnavailable(err: unknown): boolean {
 export function isConnectionLost(err: unknown): boolean {
   return codesOf(err).some((c) => LOST.has(c));
 }
+
+/**
+ * SQLSTATEs of a value the database cannot hold: a NUL byte in text (22021) or a Unicode escape
+ * jsonb refuses (22P05). They come from what a client sent, so they answer 422, never 500.
+ */
+const UNSTORABLE_STATES = new Set(['22021', '22P05']);
+
+/** A statement failed on a value from the request that cannot be stored. */
+export function isUnstorableValue(err: unknown): boolean {
+  return codesOf(err).some((c) => UNSTORABLE_STATES.has(c));
+}

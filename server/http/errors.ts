@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 
 /** The one error type handlers throw; only onError turns it into the envelope. */
@@ -42,4 +43,12 @@ export function envelope(err: ApiError, baseUrl: string) {
 /** zod issues → details.issues [{path, message}] */
 export function zodIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string }>) {
   return issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
+}
+
+/**
+ * Whether the client closed the connection before its answer (the request's signal aborts then).
+ * Reading the rest of its body fails with ECONNRESET, which must not pass for the database's.
+ */
+export function clientGone(c: Context): boolean {
+  return c.req.raw.signal.aborted;
 }

@@ -46,15 +46,75 @@ function socketIp(c: Context): string {
 }
 
 /**
- * Client IP: from a trusted proxy, CLIENT_IP_HEADER then the first hop of X-Forwarded-For;
- * from anyone else the socket address, so a client on the internet cannot pick its own IP.
+ * One address as a proxy writes it: bare, IPv4 with a port (`1.2.3.4:5678`) or IPv6 in brackets
+ * with or without a port (`[2001:db8::1]:5678`); null for anything else (`unknown`, a name, junk).
+ */
+function address(raw: string | undefined): string | null {
+  let s = raw?.trim() ?? '';
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) s = bracketed[1];
+  else if (/^[\d.]+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(':'));
+  return net.isIP(s) ? unmap(s) : null;
+}
+
+/**
+ * The client named by X-Forwarded-For, read from the right. Each proxy appends the address it was
+ * connected from, so the rightmost entries are written by our own proxies and anything to their
+ * left may have been sent by the client. Walking leftwards past trusted proxies, the first address
+ * that is not trusted is the client (an honest chain's first hop); when every entry is trusted, the
+ * leftmost. An entry that is not an address ends the walk at the hop before it: no trusted proxy
+ * vouched for what lies further left.
+ */
+export function forwardedClient(header: string | undefined, peer: string, trusted: TrustCheck): string {
+  if (!header) return peer;
+  const hops = header.split(',');
+  let client = peer;
+  for (let i = hops.length - 1; i >= 0; i -= 1) {
+    const hop = address(hops[i]);
+    if (!hop) break;
+    client = hop;
+    if (!trusted(hop)) break;
+  }
+  return client;
+}
+
+/**
+ * Client IP: from a peer in TRUSTED_PROXIES, CLIENT_IP_HEADER when it is set (an edge such as
+ * Cloudflare writes it), else X-Forwarded-For read from the right; from anyone else the socket
+ * address. Either way a client cannot pick its own IP by sending a header.
  */
 export function clientIp(c: Context, config: Config, trusted: TrustCheck): string {
   const peer = socketIp(c);
   if (!trusted(peer)) return peer;
-  const edge = c.req.header(config.clientIpHeader)?.trim();
-  if (edge && net.isIP(unmap(edge))) return unmap(edge);
-  const first = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-  if (first && net.isIP(unmap(first))) return unmap(first);
-  return peer;
+  const edge = config.clientIpHeader ? address(c.req.header(config.clientIpHeader)) : null;
+  return edge ?? forwardedClient(c.req.header('x-forwarded-for'), peer, trusted);
+}
+
+/** The 16-bit groups of an IPv6 address in full, as numbers (zone id dropped, a trailing IPv4 part split). */
+function ipv6Groups(ip: string): number[] {
+  let s = ip.split('%')[0];
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    s = `${s.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = s.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const gap = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
+  return [...left, ...gap, ...right].map((g) => Number.parseInt(g, 16));
+}
+
+/**
+ * What per-IP limits count a client by (form rate limits, the email-code throttle, the sandbox
+ * allowance): an IPv4 address itself, an IPv6 address its /64. One subscriber usually holds a whole
+ * /64 and may use any address in it, so counting single IPv6 addresses would let one client walk
+ * past every limit.
+ */
+export function limitKey(ip: string): string {
+  if (!net.isIPv6(ip)) return ip;
+  return `${ipv6Groups(ip)
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

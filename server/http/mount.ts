@@ -4,11 +4,12 @@ import type { Operation } from '../../shared/contracts/common.js';
 import { authorize } from './auth.js';
 import type { AppEnv } from './context.js';
 import { idempotency } from './idempotency.js';
-import { storableJson } from './storable.js';
+import { storableJson, storableParams } from './storable.js';
 
 /**
  * Mounts one registry operation: scope check, Idempotency-Key on authenticated POSTs, unstorable
- * strings refused (/v1 JSON bodies; intake has its own rules), validation, handler.
+ * strings refused (path and query parameters; /v1 JSON bodies, as intake has its own rules),
+ * validation, handler.
  */
 export function mount<R extends Operation & RouteConfig>(
   app: OpenAPIHono<AppEnv>,
@@ -16,7 +17,7 @@ export function mount<R extends Operation & RouteConfig>(
   handler: RouteHandler<R, AppEnv>,
   extra: MiddlewareHandler<AppEnv>[] = [],
 ): void {
-  const middleware: MiddlewareHandler<AppEnv>[] = [authorize(op.scope), ...extra];
+  const middleware: MiddlewareHandler<AppEnv>[] = [authorize(op.scope), storableParams(!!op.request?.query), ...extra];
   if (op.method === 'post' && op.scope !== 'public') middleware.push(idempotency);
   if (op.path.startsWith('/v1/') && op.request?.body) middleware.push(storableJson);
   app.openapi({ ...op, middleware } as R, handler as never);

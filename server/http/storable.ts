@@ -32,6 +32,34 @@ export const storableJson: MiddlewareHandler<AppEnv> = async (c, next) => {
 const bad = (s: string) => s.includes('\u0000') || !s.isWellFormed();
 
 /**
+ * The same rule for path parameters and, where the operation reads a query, query parameters
+ * (`/v1/forms/%00`, `?form_id=%00`): a value the database cannot hold would fail the lookup with a
+ * 500. No row can have such an id, so a path answers 404; a query names the field in a 422.
+ */
+export function storableParams(readsQuery: boolean): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
+      if (bad(value)) {
+        throw new ApiError('not_found', `Not found: the ${name} in the path holds a NUL or an unpaired surrogate.`, {
+          hint: `Check the ${name} in the path: copy it from the answer that created or listed it.`,
+        });
+      }
+    }
+    if (!readsQuery) return next();
+    const issues = Object.entries(c.req.queries())
+      .filter(([key, values]) => bad(key) || values.some(bad))
+      .map(([key]) => ({ path: key, message: 'holds a NUL character or an unpaired UTF-16 surrogate' }));
+    if (issues.length) {
+      throw new ApiError('validation_failed', 'The query has a value that cannot be stored.', {
+        hint: 'Remove NUL characters (%00) and unpaired surrogates from the query parameters.',
+        details: { issues },
+      });
+    }
+    return next();
+  };
+}
+
+/**
  * The path of the first string or key that cannot be stored, or null. Iterative, and each node
  * keeps only its parent and key (the path is spelled out once, on a find): bodies nest far deeper
  * than the call stack allows, and copying the path at every level would be quadratic.

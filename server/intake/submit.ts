@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import { attachments, deliveries, type forms, organizations, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
+import { limitKey } from '../http/ip.js';
 import { recordDrift } from '../schemas/drift.js';
 import { limitsOf } from '../services/orgs.js';
 import { quotaUsed } from '../services/quota.js';
@@ -156,6 +157,8 @@ async function decideAndStore(
   const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
   const userAgent = input.header('user-agent');
   const rateLimit = validRateLimit(settings.rate_limit);
+  // client_ip holds what the rate limit counts by: the IPv4 address, or an IPv6 client's /64.
+  const ipKey = limitKey(input.ip);
   const challenge = settings.challenge as { provider?: string; secret?: string } | null | undefined;
   const quotaApplies = !control.test && limits.submissions_per_month !== null;
 
@@ -187,7 +190,7 @@ async function decideAndStore(
     drift: null,
     spam: spamScore(data, control.honeypotFilled, userAgent),
     meta,
-    clientIp: input.ip,
+    clientIp: ipKey,
     idempotencyKey: idemKey,
     subjectHint: control.subject ?? null,
     receivedAt: now,
@@ -239,7 +242,7 @@ async function decideAndStore(
   }
   let retryAfter: number | undefined;
   if (verdict.status === 'received' && rateLimit) {
-    const rl = await recentFromIp(db, form.id, input.ip, rateLimit, now);
+    const rl = await recentFromIp(db, form.id, ipKey, rateLimit, now);
     if (rl.over) {
       verdict = { status: 'quarantined', reason: 'rate_limited' };
       retryAfter = rl.retryAfter;
@@ -285,8 +288,8 @@ async function decideAndStore(
     let wait = retryAfter;
     if (v.status === 'received' && rateLimit) {
       // Exact under concurrency and across processes: one lock per (form, IP), then count again.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${form.id}|${input.ip}`}, 0))`);
-      const rl = await recentFromIp(tx, form.id, input.ip, rateLimit, now);
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${form.id}|${ipKey}`}, 0))`);
+      const rl = await recentFromIp(tx, form.id, ipKey, rateLimit, now);
       if (rl.over) {
         v = { status: 'quarantined', reason: 'rate_limited' };
         wait = rl.retryAfter;

@@ -13,7 +13,8 @@ const MCP_BODY_LIMIT = 1024 * 1024;
 
 /** Headers of the outer request that the in-process API calls carry too (client IP, request id). */
 function forwarded(c: Ctx): Record<string, string> {
-  const names = ['x-forwarded-for', c.get('deps').config.clientIpHeader];
+  const edge = c.get('deps').config.clientIpHeader;
+  const names = edge ? ['x-forwarded-for', edge] : ['x-forwarded-for'];
   const out: Record<string, string> = { 'x-request-id': c.get('requestId') };
   for (const n of names) {
     const v = c.req.header(n);

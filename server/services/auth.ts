@@ -5,6 +5,7 @@ import type { Db } from '../db/client.js';
 import { apiKeys, emailCodes, sessions } from '../db/schema.js';
 import type { Deps, KeyScope } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
+import { limitKey } from '../http/ip.js';
 import { userWithPersonalOrg } from './orgs.js';
 import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from './secrets.js';
 
@@ -44,7 +45,8 @@ async function throttled(
  * throttled per address and per client IP. The count and the insert run under advisory locks on the
  * address and the IP, so concurrent requests cannot slip past the limit.
  */
-export async function requestCode(deps: Deps, email: string, ip: string) {
+export async function requestCode(deps: Deps, email: string, clientIp: string) {
+  const ip = limitKey(clientIp); // counted by: the IPv4 address, or an IPv6 client's /64
   const { config, database, mailer, now } = deps;
   if (mailer.transport === 'none') {
     throw new ApiError('not_implemented', 'Email sending is not configured on this server.', {

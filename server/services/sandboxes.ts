@@ -5,6 +5,7 @@ import type { Db } from '../db/client.js';
 import { forms, organizations, sandboxes, submissions, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
+import { limitKey } from '../http/ip.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { buildEmbed, buildVerify } from '../present/embed.js';
 import { escapeHtml } from '../present/html.js';
@@ -192,7 +193,7 @@ export async function createSandbox(
   const [{ n: fromSource }] = await db
     .select({ n: count() })
     .from(sandboxes)
-    .where(and(eq(sandboxes.sourceIp, input.ip), gt(sandboxes.createdAt, new Date(now.getTime() - HOUR_MS))));
+    .where(and(eq(sandboxes.sourceIp, limitKey(input.ip)), gt(sandboxes.createdAt, new Date(now.getTime() - HOUR_MS))));
   if (Number(fromSource) >= deps.config.sandboxSourceAllowance) {
     throw new ApiError('rate_limited', 'This address has created its allowance of sandboxes for the hour.', {
       hint: 'Reuse a sandbox you have (replay its Idempotency-Key), wait an hour, or get an API key by email code.',
@@ -240,7 +241,7 @@ export async function createSandbox(
         tokenHash: sha256(token),
         idempotencyKeyHash: keyHash,
         requestHash,
-        sourceIp: input.ip,
+        sourceIp: limitKey(input.ip), // the allowance counts an IPv6 client by its /64
         expiresAt: new Date(now.getTime() + SANDBOX_TTL_MS),
         createdAt: now,
       })
