@@ -39,7 +39,16 @@ export const intakeOps = {
     responses: {
       200: json(SubmitResult, 'Stored (received, spam or quarantined)'),
       202: json(SubmitResult, 'Stored; the form is paused, nothing is routed'),
-      303: { description: 'HTML form post: redirect to _redirect, redirect_url or the thanks page' },
+      303: {
+        description: 'HTML form post: redirect to _redirect, redirect_url or the thanks page',
+        headers: {
+          Location: {
+            description: 'where the browser goes next',
+            required: true,
+            schema: { type: 'string', format: 'uri-reference' },
+          },
+        },
+      },
       ...errors(
         'bad_request',
         'attachment_storage_limit_reached',
