@@ -104,11 +104,15 @@ function securityFor(scope: Scope): Security {
   return [{ ApiKey: [] }, { Session: [] }];
 }
 
+/** Which keys a scope admits: scopes nest, manage ⊃ read ⊃ submit (server/http/auth.ts hasScope). */
+const KEY_TEXT: Partial<Record<Scope, string>> = {
+  submit: 'an API key of any scope',
+  read: 'an API key with the read or manage scope',
+  manage: 'an API key with the manage scope',
+};
+
 const CREDENTIAL_TEXT: Record<string, (scope: Scope) => string> = {
-  ApiKey: (scope) =>
-    scope === 'submit' || scope === 'read' || scope === 'manage'
-      ? `an API key with the ${scope} scope or a wider one`
-      : 'an API key',
+  ApiKey: (scope) => KEY_TEXT[scope] ?? 'an API key',
   Session: (scope) =>
     scope === 'session'
       ? 'the dashboard session cookie of an owner or admin (an API key answers 403)'
