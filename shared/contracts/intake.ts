@@ -26,6 +26,16 @@ export const intakeOps = {
       'Submit to a form without credentials: stored first with a status, then routed. JSON, urlencoded or multipart (files).',
     description:
       'Control fields (names starting with "_", and cf-turnstile-response) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject. HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Same as the _idempotency field: unique per form; a repeat answers the original submission with idempotent: true',
+        schema: { type: 'string' },
+      },
+    ],
     request: {
       params: FormIdParam,
       body: {

@@ -139,8 +139,10 @@ describe('/openapi.json is a contract standard tools accept', () => {
     expect(Object.keys(download.content)).toContain('*/*');
   });
 
-  it('declares Idempotency-Key on every POST under /v1', () => {
-    const posts = documentOperations(doc).filter((o) => o.method === 'post' && o.path.startsWith('/v1/'));
+  it('declares Idempotency-Key on every POST under /v1 and on the intake', () => {
+    const posts = documentOperations(doc).filter(
+      (o) => o.method === 'post' && (o.path.startsWith('/v1/') || o.path === '/s/{formId}'),
+    );
     expect(posts.length).toBeGreaterThan(20);
     for (const { key, item } of posts) {
       const names = (item.parameters ?? []).map(resolveParam).filter((p: any) => p.in === 'header');
