@@ -148,7 +148,8 @@ const IDEMPOTENCY_KEY_NOT_KEPT = {
   in: 'header',
   required: false,
   description:
-    'Accepted on every POST under /v1; this operation takes no credentials, so the key is not kept and a repeat runs again.',
+    'Accepted on every POST under /v1, but not kept here: this operation needs no credentials, so there is no ' +
+    'organization to keep the key in, and a repeat runs again.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 } as const;
 
