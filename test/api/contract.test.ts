@@ -161,6 +161,30 @@ describe('/openapi.json is a contract standard tools accept', () => {
       expect(r.status, key).toBe(401);
     }
   });
+
+  it('refuses an API key on every operation whose contract does not accept one', async () => {
+    const key = (await t.onboard()).key;
+    const refused: string[] = [];
+    for (const { key: op, method, path, item } of documentOperations(doc)) {
+      const needsCredentials = item.security.length > 0 && item.security.every((r: object) => Object.keys(r).length);
+      if (!needsCredentials || item.security.some((r: object) => 'ApiKey' in r)) continue;
+      const r = await t.api(
+        method.toUpperCase(),
+        path.replace(/\{[^}]+\}/g, 'x_1'),
+        key,
+        method === 'get' ? {} : { json: {} },
+      );
+      expect([401, 403], `${op} answered ${r.status}`).toContain(r.status);
+      refused.push(op);
+    }
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        'POST /v1/api-keys',
+        'POST /v1/invitations/{id}/accept',
+        'POST /v1/organizations/{id}/switch',
+      ]),
+    );
+  });
 });
 
 describe('errors', () => {
