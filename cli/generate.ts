@@ -152,7 +152,7 @@ export function buildCommand(o: Operation): typeof ApiCommand {
 
     async run(): Promise<void> {
       const { args, flags: given } = await this.parse(Generated);
-      await this.setup(given, { needKey: o.scope !== 'public' });
+      await this.setup(given, { needKey: o['x-scope'] !== 'public' });
       const values = given as Record<string, unknown>;
       const pickAll = (fields: FieldSpec[]) => {
         const out: Record<string, unknown> = {};

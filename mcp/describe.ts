@@ -149,6 +149,6 @@ export function describe(o: Operation, isTool: (id: string) => boolean): string 
   if (g.when) lines.push(`Use when ${g.when.replace(/^to /, 'you want to ')}.`);
   const next = [g.then.length ? g.then.join(', ') : '', g.note ?? ''].filter(Boolean).join(' — ');
   if (next) lines.push(`Next: ${next}.`);
-  lines.push(`(${o.method.toUpperCase()} ${o.path}; ${SCOPE_TEXT[o.scope]}.)`);
+  lines.push(`(${o.method.toUpperCase()} ${o.path}; ${SCOPE_TEXT[o['x-scope']]}.)`);
   return lines.join('\n');
 }

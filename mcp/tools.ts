@@ -58,7 +58,7 @@ export interface OperationTool {
 /** Whether an operation becomes a tool: every /v1 operation but the session-only ones and NOT_TOOLS. */
 export function isToolOperation(o: Operation): boolean {
   if (EXTRA_OPERATIONS.includes(o.operationId)) return true;
-  return o.path.startsWith('/v1/') && o.scope !== 'session' && !(o.operationId in NOT_TOOLS);
+  return o.path.startsWith('/v1/') && o['x-scope'] !== 'session' && !(o.operationId in NOT_TOOLS);
 }
 
 /** Path parameters get a description naming what they are, e.g. "the delivery id". */
@@ -138,7 +138,7 @@ export function toolFor(o: Operation): OperationTool {
     name: o.operationId,
     title: o.operationId.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()),
     description: describe(o, (id) => operations.some((x) => x.operationId === id && isToolOperation(x))),
-    scope: o.scope,
+    scope: o['x-scope'],
     operation: o,
     inputSchema,
     annotations: {

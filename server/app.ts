@@ -93,39 +93,7 @@ export function buildApp(deps: Deps) {
     }),
   );
 
-  registerSystem(app);
-  registerAuth(app);
-  registerKeys(app);
-  registerMe(app);
-  registerProjects(app);
-  registerQuickstart(app);
-  registerForms(app);
-  registerRouting(app);
-  registerIntake(app);
-  registerSubmissions(app);
-  registerDeliveries(app);
-  registerEvents(app);
-  registerWebhooks(app);
-  registerSchemas(app);
-  registerDrift(app);
-  registerStreams(app);
-  registerOrganizations(app);
-  registerAdmin(app);
-  registerBilling(app);
-  registerSandboxes(app);
-  registerMcp(app);
-
-  app.doc31('/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'formsvc',
-      version: '0.1.0',
-      description:
-        'Form intake and routing service. Every error answers {error: {code, message, hint, docs, details}}.',
-    },
-    servers: [{ url: c.get('deps').config.publicBaseUrl }],
-  }));
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  mountOperations(app);
 
   app.notFound((c) => {
     const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);
@@ -182,6 +150,34 @@ export function buildApp(deps: Deps) {
 function reply(c: Context<AppEnv>, err: ApiError) {
   for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
   return c.json(envelope(err, c.get('deps')?.config.publicBaseUrl ?? ''), err.status as 400);
+}
+
+/**
+ * Every operation of the registry on `app`: what /openapi.json describes. Needs no deps, so
+ * scripts/openapi.ts builds the document without a database.
+ */
+export function mountOperations(app: OpenAPIHono<AppEnv>) {
+  registerSystem(app);
+  registerAuth(app);
+  registerKeys(app);
+  registerMe(app);
+  registerProjects(app);
+  registerQuickstart(app);
+  registerForms(app);
+  registerRouting(app);
+  registerIntake(app);
+  registerSubmissions(app);
+  registerDeliveries(app);
+  registerEvents(app);
+  registerWebhooks(app);
+  registerSchemas(app);
+  registerDrift(app);
+  registerStreams(app);
+  registerOrganizations(app);
+  registerAdmin(app);
+  registerBilling(app);
+  registerSandboxes(app);
+  registerMcp(app);
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -147,7 +147,7 @@ function appendQuery(url: URL, query: Record<string, unknown> = {}) {
 /** Whether the server dedupes this POST by Idempotency-Key, so a retry cannot create twice. */
 export function honoursIdempotencyKey(o: Operation): boolean {
   if (o.method !== 'post') return false;
-  if (o.scope !== 'public') return true; // server/http/mount.ts: every authenticated POST
+  if (o['x-scope'] !== 'public') return true; // server/http/mount.ts: every authenticated POST
   const headers = o.request?.headers as { shape?: Record<string, unknown> } | undefined;
   return o.operationId === 'intake_submit' || Boolean(headers?.shape && 'idempotency-key' in headers.shape);
 }

@@ -2,12 +2,15 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Scope } from '../../shared/contracts/common.js';
+import { SESSION_COOKIE } from '../../shared/contracts/security.js';
 import { apiKeys, memberships, sessions } from '../db/schema.js';
 import { sha256 } from '../services/secrets.js';
 import type { Actor, AppEnv, KeyScope, Role } from './context.js';
 import { ApiError } from './errors.js';
 
-export const SESSION_COOKIE = 'formsvc_session';
+/** The cookie name lives in the contract, which declares it as the Session security scheme. */
+export { SESSION_COOKIE };
+
 const RANK: Record<KeyScope, number> = { submit: 1, read: 2, manage: 3 };
 const TOUCH_MS = 60_000;
 

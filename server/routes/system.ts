@@ -7,6 +7,7 @@ import { systemOps } from '../../shared/contracts/system.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 import type { AppEnv } from '../http/context.js';
 import { mount } from '../http/mount.js';
+import { openApiDocument } from '../openapi.js';
 import { escapeHtml } from '../present/html.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,5 +42,6 @@ export function registerSystem(app: OpenAPIHono<AppEnv>) {
     c.header('content-type', 'text/markdown; charset=utf-8');
     return c.body(llmsText(c.get('deps').config.publicBaseUrl), 200) as never;
   });
+  mount(app, systemOps.openapi, (c) => c.json(openApiDocument(app, c.get('deps').config.publicBaseUrl), 200) as never);
   mount(app, systemOps.errorsDoc, (c) => c.html(errorsPage(), 200) as never);
 }

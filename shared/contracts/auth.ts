@@ -1,5 +1,6 @@
 import { ERROR_CODES } from '../errors.js';
 import { body, errors, json, op, Timestamp, z } from './common.js';
+import { SESSION_IF_ANY } from './security.js';
 
 export const KEY_SCOPES = ['manage', 'read', 'submit'] as const;
 export const KeyScope = z.enum(KEY_SCOPES);
@@ -114,6 +115,7 @@ export const authOps = {
     operationId: 'auth_sign_out',
     tags,
     summary: 'End the dashboard session of the cookie sent',
+    security: SESSION_IF_ANY,
     responses: { 204: { description: 'Signed out' } },
   }),
 };

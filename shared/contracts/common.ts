@@ -1,5 +1,6 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import { NO_CREDENTIALS, SESSION_ONLY, type Security } from './security.js';
 
 export { z };
 
@@ -22,17 +23,31 @@ export const ErrorEnvelope = z
   })
   .meta({ id: 'Error' });
 
+/** Response headers of 429 and 503 error answers. */
+const RETRY_AFTER = {
+  'Retry-After': {
+    description:
+      'Seconds to wait before trying again: sent with every 429, and with a 503 that knows when to come back',
+    schema: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
 /** Error responses for a route: the codes it can return, grouped by status. */
 export function errors(...codes: ErrorCode[]) {
   const out: Record<
     number,
-    { description: string; content: { 'application/json': { schema: typeof ErrorEnvelope } } }
+    {
+      description: string;
+      headers?: typeof RETRY_AFTER;
+      content: { 'application/json': { schema: typeof ErrorEnvelope } };
+    }
   > = {};
   for (const code of codes) {
     const status = ERROR_CODES[code].status;
     const prev = out[status]?.description;
     out[status] = {
       description: prev ? `${prev}, ${code}` : code,
+      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
       content: { 'application/json': { schema: ErrorEnvelope } },
     };
   }
@@ -71,16 +86,102 @@ export const IfExists = z.enum(['return', 'error']).optional().meta({
   description: '"return" answers the existing resource instead of 409 conflict',
 });
 
-/** One entry of the operation registry: a createRoute config plus who may call it. */
-export type Operation = RouteConfig & { operationId: string; scope: Scope; getRoutingPath(): string };
+/**
+ * One entry of the operation registry: a createRoute config plus who may call it. `x-scope` is what
+ * server/http/auth.ts authorize() enforces; `security` names the credentials that satisfy it.
+ */
+export type Operation = RouteConfig & {
+  operationId: string;
+  'x-scope': Scope;
+  security: Security;
+  getRoutingPath(): string;
+};
 
-/** Defines one operation. operationId is `<resource>_<verb>`. */
+/** The credentials each scope accepts, unless an operation names its own (sandboxes, session-only verbs). */
+function securityFor(scope: Scope): Security {
+  if (scope === 'public') return NO_CREDENTIALS;
+  if (scope === 'session') return SESSION_ONLY;
+  return [{ ApiKey: [] }, { Session: [] }];
+}
+
+/** Which keys a scope admits: scopes nest, manage ⊃ read ⊃ submit (server/http/auth.ts hasScope). */
+const KEY_TEXT: Partial<Record<Scope, string>> = {
+  submit: 'an API key of any scope',
+  read: 'an API key with the read or manage scope',
+  manage: 'an API key with the manage scope',
+};
+
+const CREDENTIAL_TEXT: Record<string, (scope: Scope) => string> = {
+  ApiKey: (scope) => KEY_TEXT[scope] ?? 'an API key',
+  Session: (scope) =>
+    scope === 'session'
+      ? 'the dashboard session cookie of an owner or admin (an API key answers 403)'
+      : 'a dashboard session cookie',
+  Sandbox: () => 'the sandbox token (`Authorization: Sandbox <sandbox_token>`)',
+  SandboxClaim: () => 'the sandbox token in `Service-Sandbox-Token`',
+};
+
+/** "Credentials: …" in words, from the security requirements: alternatives joined by "or". */
+function credentialsText(scope: Scope, security: Security): string {
+  if (security.length === 0) return 'Credentials: none.';
+  const ways = security.map((req) => {
+    const parts = Object.keys(req).map((name) => CREDENTIAL_TEXT[name](scope));
+    return parts.length ? parts.join(' and ') : 'none';
+  });
+  return `Credentials: ${ways.join(', or ')}.`;
+}
+
+/** The Idempotency-Key header as the server honours it (server/http/idempotency.ts). */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the first request with a key runs and its answer is kept; the same key with the same ' +
+    'body gets that answer again (Idempotent-Replayed: true), with another body 409 idempotency_conflict.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+} as const;
+
+/** The same header on the credential-less POSTs under /v1, which have no organization to keep a key in. */
+const IDEMPOTENCY_KEY_NOT_KEPT = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Accepted on every POST under /v1, but not kept here: this operation needs no credentials, so there is no ' +
+    'organization to keep the key in, and a repeat runs again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+} as const;
+
+type Parameters = NonNullable<RouteConfig['parameters']>;
+
+function declaresHeader(route: Omit<RouteConfig, 'path'>, name: string): boolean {
+  const headers = route.request?.headers as { shape?: Record<string, unknown> } | undefined;
+  return Boolean(headers?.shape && name in headers.shape);
+}
+
+/**
+ * Defines one operation. operationId is `<resource>_<verb>`. Adds what the document says of every
+ * operation alike: x-scope, the credentials it accepts (security, and in words in the description),
+ * and the Idempotency-Key header of POSTs under /v1. `security` is given only where it differs from
+ * what the scope accepts (sandbox tokens, verbs that need a session whatever the scope).
+ */
 export function op<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; operationId: string }>(
   scope: Scope,
   route: R,
 ) {
-  const base = createRoute(route);
-  return Object.assign(base, { scope });
+  const security = (route.security as Security | undefined) ?? securityFor(scope);
+  const needsKeyHeader =
+    route.method === 'post' && route.path.startsWith('/v1/') && !declaresHeader(route, 'idempotency-key');
+  const keyHeader = scope === 'public' ? IDEMPOTENCY_KEY_NOT_KEPT : { $ref: '#/components/parameters/IdempotencyKey' };
+  const parameters = [...(route.parameters ?? []), ...(needsKeyHeader ? [keyHeader] : [])] as Parameters;
+  return createRoute({
+    ...route,
+    description: [route.description, credentialsText(scope, security)].filter(Boolean).join('\n\n'),
+    'x-scope': scope,
+    security,
+    ...(parameters.length ? { parameters } : {}),
+  });
 }
 
 export const STD_ERRORS = ['unauthorized', 'forbidden', 'internal_error'] as const;

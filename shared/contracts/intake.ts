@@ -26,6 +26,16 @@ export const intakeOps = {
       'Submit to a form without credentials: stored first with a status, then routed. JSON, urlencoded or multipart (files).',
     description:
       'Control fields (names starting with "_", and cf-turnstile-response) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject. HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Same as the _idempotency field: unique per form; a repeat answers the original submission with idempotent: true',
+        schema: { type: 'string' },
+      },
+    ],
     request: {
       params: FormIdParam,
       body: {
@@ -39,7 +49,16 @@ export const intakeOps = {
     responses: {
       200: json(SubmitResult, 'Stored (received, spam or quarantined)'),
       202: json(SubmitResult, 'Stored; the form is paused, nothing is routed'),
-      303: { description: 'HTML form post: redirect to _redirect, redirect_url or the thanks page' },
+      303: {
+        description: 'HTML form post: redirect to _redirect, redirect_url or the thanks page',
+        headers: {
+          Location: {
+            description: 'where the browser goes next',
+            required: true,
+            schema: { type: 'string', format: 'uri-reference' },
+          },
+        },
+      },
       ...errors(
         'bad_request',
         'attachment_storage_limit_reached',

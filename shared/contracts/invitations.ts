@@ -2,6 +2,7 @@ import { Email, OrgRef } from './auth.js';
 import { body, errors, IdParam, IfExists, json, ListQuery, listOf, NextStep, op, Timestamp, z } from './common.js';
 import { UserRef } from './members.js';
 import { Role } from './organizations.js';
+import { SESSION_ONLY } from './security.js';
 
 /** How long an invitation can be accepted. */
 export const INVITATION_TTL_DAYS = 7;
@@ -92,6 +93,7 @@ export const invitationOps = {
     operationId: 'invitations_accept',
     tags,
     summary: 'Join the organization: needs the session cookie of the invited address (not an API key)',
+    security: SESSION_ONLY,
     request: { params: IdParam },
     responses: {
       200: json(AcceptInvitationResult),

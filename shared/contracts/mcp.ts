@@ -1,4 +1,5 @@
 import { errors, op, z } from './common.js';
+import { KEY_IF_ANY } from './security.js';
 
 /** One JSON-RPC 2.0 message; the MCP SDK checks the rest. */
 const JsonRpcMessage = z.looseObject({
@@ -25,6 +26,7 @@ export const mcpOps = {
       'Model Context Protocol over streamable HTTP (stateless, JSON answers): one tool per /v1 operation plus ' +
       'quickstart_and_verify. With `Authorization: Bearer <API_KEY>` the tools the key’s scopes allow are listed; ' +
       'without a key only the onboarding tools (auth_request_code, auth_verify_code, sandboxes_create, …)',
+    security: KEY_IF_ANY,
     request: {
       body: { required: true, content: { 'application/json': { schema: McpRequest } } },
     },

@@ -58,7 +58,7 @@ export const meOps = {
     method: 'get',
     path: '/v1/me',
     operationId: 'me_get',
-    tags: ['discovery'],
+    tags: ['me'],
     summary: 'Who am I: organization, plan, key scopes, counts, limits and usage, next steps',
     responses: { 200: json(Me), ...errors('unauthorized') },
   }),

@@ -2,6 +2,7 @@ import { PLAN_SOURCES, PLANS } from '../plans.js';
 import { body, errors, IdParam, json, ListQuery, listOf, NextStep, op, Timestamp, z } from './common.js';
 import { OrganizationSummary } from './me.js';
 import { Slug } from './projects.js';
+import { SESSION_ONLY } from './security.js';
 
 /** True for a time zone name the runtime's IANA database knows ("UTC", "Europe/Berlin"); no raw offsets. */
 export function isTimeZone(value: string): boolean {
@@ -110,6 +111,7 @@ export const organizationOps = {
     tags,
     summary:
       "Make another organization the session's active one (session of a member only; an API key belongs to one organization)",
+    security: SESSION_ONLY,
     request: { params: IdParam },
     responses: {
       200: json(Organization),

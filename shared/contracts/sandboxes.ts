@@ -1,5 +1,6 @@
 import { errors, json, NextStep, op, Timestamp, z } from './common.js';
 import { Embed, Form, Verify } from './forms.js';
+import { SANDBOX_CLAIM, SANDBOX_TOKEN } from './security.js';
 
 export const SANDBOX_STATUSES = ['active', 'claimed', 'expired', 'blocked'] as const;
 
@@ -105,6 +106,7 @@ export const sandboxOps = {
     operationId: 'sandboxes_read',
     tags,
     summary: 'Read a sandbox and its submissions with `Authorization: Sandbox <sandbox_token>`',
+    security: SANDBOX_TOKEN,
     request: { params: IdParam, headers: SandboxAuthHeader },
     responses: { 200: json(SandboxRead), ...errors('unauthorized', 'gone') },
   }),
@@ -116,6 +118,7 @@ export const sandboxOps = {
     summary:
       'Claim a sandbox into the caller’s organization (manage key + Service-Sandbox-Token): its form keeps its id ' +
       'and submit URL; the copied test submissions stay inert',
+    security: SANDBOX_CLAIM,
     request: { params: IdParam, headers: ClaimHeader },
     responses: {
       200: json(SandboxClaimed, 'Claimed'),

@@ -177,8 +177,20 @@ export const submissionOps = {
     request: { params: AttachmentParams },
     responses: {
       200: {
-        description: 'The file',
-        content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
+        description:
+          'The file, with the media type it was uploaded with (application/octet-stream when that was not a valid one)',
+        headers: {
+          'Content-Disposition': {
+            description: 'attachment; filename="<ASCII name>"; filename*=UTF-8\'\'<exact name> (RFC 6266)',
+            required: true,
+            schema: { type: 'string' },
+          },
+          'Content-Length': { description: 'the size in bytes', required: true, schema: { type: 'integer' } },
+        },
+        content: {
+          '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+          'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+        },
       },
       ...errors('unauthorized', 'forbidden', 'not_found', 'attachment_storage_unavailable'),
     },

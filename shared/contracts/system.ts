@@ -1,5 +1,13 @@
 import { json, op, z } from './common.js';
 
+const OpenApiDocument = z
+  .looseObject({
+    openapi: z.string(),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'OpenApiDocument', description: 'an OpenAPI 3.1 document' });
+
 export const systemOps = {
   health: op('public', {
     method: 'get',
@@ -15,7 +23,21 @@ export const systemOps = {
     operationId: 'system_llms',
     tags: ['discovery'],
     summary: 'Markdown onboarding for agents: from nothing to a key and a routed form',
+    description:
+      'The steps from no account to a key, a form and a verified delivery, with this server’s base URL in every ' +
+      'example; /openapi.json holds the whole contract.',
     responses: { 200: { description: 'Markdown', content: { 'text/markdown': { schema: z.string() } } } },
+  }),
+  openapi: op('public', {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'system_openapi',
+    tags: ['discovery'],
+    summary: 'This contract: OpenAPI 3.1, generated from the operations the server mounts',
+    description:
+      'Every operation with its x-scope, the credentials it accepts (security), its parameters, bodies, ' +
+      'answers and error codes. Generate a typed client from it (e.g. openapi-typescript).',
+    responses: { 200: json(OpenApiDocument, 'OpenAPI 3.1 document') },
   }),
   errorsDoc: op('public', {
     method: 'get',

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractText, SNAPSHOT_BASE_URL, SNAPSHOT_PATH } from '../../scripts/openapi.js';
 import { operations } from '../../shared/contracts/index.js';
+import { SECURITY_SCHEMES } from '../../shared/contracts/security.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 
@@ -14,9 +17,7 @@ afterAll(() => t.close());
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 
 /** Served on purpose outside the contract, each for a reason. */
-const UNDOCUMENTED: Record<string, string> = {
-  'GET /openapi.json': 'the contract itself',
-};
+const UNDOCUMENTED: Record<string, string> = {};
 
 /** Error answers that are not the envelope, on purpose. */
 const NOT_ENVELOPED: Record<string, string> = {
@@ -63,6 +64,126 @@ describe('/openapi.json is the contract of what is mounted', () => {
         }
       }
     }
+  });
+});
+
+/** Every operation of the served document, with its operationId. */
+function documentOperations(d: any): { key: string; method: string; path: string; item: any }[] {
+  const out = [];
+  for (const [path, pathItem] of Object.entries<any>(d.paths)) {
+    for (const method of METHODS) {
+      if (pathItem[method]) out.push({ key: `${method.toUpperCase()} ${path}`, method, path, item: pathItem[method] });
+    }
+  }
+  return out;
+}
+
+/** A parameter, following a $ref into components.parameters. */
+const resolveParam = (p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p);
+
+describe('/openapi.json is a contract standard tools accept', () => {
+  it('matches the committed snapshot (regenerate with `npm run openapi:snapshot`)', () => {
+    const live = contractText();
+    const committed = fs.existsSync(SNAPSHOT_PATH) ? fs.readFileSync(SNAPSHOT_PATH, 'utf8') : '';
+    expect(
+      live === committed,
+      'test/api/openapi.snapshot.json differs from the contract: run `npm run openapi:snapshot` and commit it',
+    ).toBe(true);
+    // What the server serves is that same document, with its own base URL.
+    const served = JSON.parse(live.replaceAll(SNAPSHOT_BASE_URL, 'http://127.0.0.1:8787'));
+    expect(doc).toEqual(served);
+  });
+
+  it('names each operation’s scope as the x-scope extension, and the credentials it accepts as declared schemes', () => {
+    const schemes = Object.keys(doc.components.securitySchemes);
+    expect(schemes.sort()).toEqual(Object.keys(SECURITY_SCHEMES).sort());
+    for (const { key, item } of documentOperations(doc)) {
+      expect(item.scope, key).toBeUndefined();
+      expect(['public', 'submit', 'read', 'manage', 'session'], key).toContain(item['x-scope']);
+      expect(Array.isArray(item.security), key).toBe(true);
+      for (const req of item.security) for (const name of Object.keys(req)) expect(schemes, key).toContain(name);
+      const needsCredentials = item.security.length > 0 && item.security.every((r: object) => Object.keys(r).length);
+      // Credentials are needed exactly where the server checks them (the sandbox token is checked by its service).
+      if (item['x-scope'] !== 'public') expect(needsCredentials, key).toBe(true);
+      if (needsCredentials) expect(item.responses['401'], `${key} declares 401`).toBeDefined();
+      if (item['x-scope'] === 'session') expect(item.security, key).toEqual([{ Session: [] }]);
+    }
+  });
+
+  it('gives every operation one described tag and a description', () => {
+    const tags = new Map<string, string>(doc.tags.map((t: any) => [t.name, t.description]));
+    const used = new Set<string>();
+    for (const { key, item } of documentOperations(doc)) {
+      expect(item.tags, key).toHaveLength(1);
+      expect(tags.get(item.tags[0]), `${key}: tag ${item.tags[0]} is described`).toBeTruthy();
+      used.add(item.tags[0]);
+      expect(item.description, key).toMatch(/Credentials: /);
+    }
+    expect([...tags.keys()].filter((t) => !used.has(t))).toEqual([]);
+    for (const key of ['GET /openapi.json', 'GET /llms.txt']) {
+      expect(documentOperations(doc).find((o) => o.key === key)?.item.summary, key).toBeTruthy();
+    }
+  });
+
+  it('declares the headers of its answers: Location on 303, Retry-After on 429 and 503, Content-Disposition on downloads', () => {
+    for (const { key, item } of documentOperations(doc)) {
+      for (const [status, res] of Object.entries<any>(item.responses)) {
+        if (status === '303') expect(res.headers?.Location?.required, `${key} 303`).toBe(true);
+        if ((status === '429' || status === '503') && !NOT_ENVELOPED[`${item.operationId} ${status}`]) {
+          expect(res.headers?.['Retry-After'], `${key} ${status}`).toBeDefined();
+        }
+      }
+    }
+    const download = doc.paths['/v1/submissions/{id}/attachments/{fileId}'].get.responses['200'];
+    expect(download.headers['Content-Disposition'].required).toBe(true);
+    expect(Object.keys(download.content)).toContain('*/*');
+  });
+
+  it('declares Idempotency-Key on every POST under /v1 and on the intake', () => {
+    const posts = documentOperations(doc).filter(
+      (o) => o.method === 'post' && (o.path.startsWith('/v1/') || o.path === '/s/{formId}'),
+    );
+    expect(posts.length).toBeGreaterThan(20);
+    for (const { key, item } of posts) {
+      const names = (item.parameters ?? []).map(resolveParam).filter((p: any) => p.in === 'header');
+      expect(
+        names.some((p: any) => p.name.toLowerCase() === 'idempotency-key'),
+        key,
+      ).toBe(true);
+    }
+  });
+
+  it('answers 401 without credentials on every operation whose contract requires them', async () => {
+    for (const { key, method, path, item } of documentOperations(doc)) {
+      const needsCredentials = item.security.length > 0 && item.security.every((r: object) => Object.keys(r).length);
+      if (!needsCredentials) continue;
+      const r = await t.request(method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'x_1'));
+      expect(r.status, key).toBe(401);
+    }
+  });
+
+  it('refuses an API key on every operation whose contract does not accept one', async () => {
+    const key = (await t.onboard()).key;
+    const refused: string[] = [];
+    for (const { key: op, method, path, item } of documentOperations(doc)) {
+      const needsCredentials = item.security.length > 0 && item.security.every((r: object) => Object.keys(r).length);
+      if (!needsCredentials || item.security.some((r: object) => 'ApiKey' in r)) continue;
+      const r = await t.api(
+        method.toUpperCase(),
+        path.replace(/\{[^}]+\}/g, 'x_1'),
+        key,
+        method === 'get' ? {} : { json: {} },
+      );
+      expect([401, 403], `${op} answered ${r.status}`).toContain(r.status);
+      refused.push(op);
+    }
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        'POST /v1/api-keys',
+        'POST /v1/invitations/{id}/accept',
+        'POST /v1/organizations/{id}/switch',
+      ]),
+    );
   });
 });
 

@@ -32,8 +32,8 @@ afterAll(() => t.close());
 /** A request to `op` with the credentials its scope needs (a session for session operations). */
 function call(op: (typeof operations)[number], path: string) {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (op.scope === 'session') headers.cookie = cookie;
-  else if (op.scope !== 'public') headers.authorization = `Bearer ${key}`;
+  if (op['x-scope'] === 'session') headers.cookie = cookie;
+  else if (op['x-scope'] !== 'public') headers.authorization = `Bearer ${key}`;
   const body = op.request?.body ? {} : undefined;
   return t.request(op.method.toUpperCase(), path, { json: body, headers });
 }

@@ -14,7 +14,7 @@ const compound = new Set(COMPOUND_TOOLS.map((t) => t.name));
 describe('MCP tools follow the operation registry (no drift)', () => {
   it('has a tool for every /v1 operation, except session-only ones and NOT_TOOLS (each with a reason)', () => {
     const missing = operations
-      .filter((o) => o.path.startsWith('/v1/') && o.scope !== 'session' && !NOT_TOOLS[o.operationId])
+      .filter((o) => o.path.startsWith('/v1/') && o['x-scope'] !== 'session' && !NOT_TOOLS[o.operationId])
       .filter((o) => !toolNames.has(o.operationId))
       .map((o) => o.operationId);
     expect(missing).toEqual([]);
@@ -23,7 +23,8 @@ describe('MCP tools follow the operation registry (no drift)', () => {
       expect(toolNames.has(id), `${id} is in NOT_TOOLS and yet a tool`).toBe(false);
       expect(reason.length).toBeGreaterThan(10);
     }
-    for (const o of operations.filter((x) => x.scope === 'session')) expect(toolNames.has(o.operationId)).toBe(false);
+    for (const o of operations.filter((x) => x['x-scope'] === 'session'))
+      expect(toolNames.has(o.operationId)).toBe(false);
   });
 
   it('names every tool after an existing operation, or lists it as a compound tool', () => {
