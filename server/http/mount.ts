@@ -17,7 +17,11 @@ export function mount<R extends Operation & RouteConfig>(
   handler: RouteHandler<R, AppEnv>,
   extra: MiddlewareHandler<AppEnv>[] = [],
 ): void {
-  const middleware: MiddlewareHandler<AppEnv>[] = [authorize(op['x-scope']), storableParams(!!op.request?.query), ...extra];
+  const middleware: MiddlewareHandler<AppEnv>[] = [
+    authorize(op['x-scope']),
+    storableParams(!!op.request?.query),
+    ...extra,
+  ];
   if (op.method === 'post' && op['x-scope'] !== 'public') middleware.push(idempotency);
   if (op.path.startsWith('/v1/') && op.request?.body) middleware.push(storableJson);
   app.openapi({ ...op, middleware } as R, handler as never);
