@@ -13,38 +13,35 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = 'dist';
-const STAMP = path.join(ROOT, OUT_DIR, 'build-stamp.json');
-/** Besides the compiled sources: the files that shape the build and the manifest. */
-const ALSO = ['package.json', 'scripts/build.mjs', 'scripts/patch-postgres.mjs'];
-
-const sha256 = (file) =>
+const stampFile = (root) => path.join(root, OUT_DIR, 'build-stamp.json');
+const sha256 = (root, file) =>
   createHash('sha256')
-    .update(fs.readFileSync(path.join(ROOT, file)))
+    .update(fs.readFileSync(path.join(root, file)))
     .digest('hex');
 
-/** Records the inputs of the build just written (paths relative to the project). */
-export function stampInputs(inputs) {
-  const files = [...new Set([...inputs, ...ALSO])].sort();
-  const stamp = { built_at: Date.now(), files: Object.fromEntries(files.map((f) => [f, sha256(f)])) };
-  fs.writeFileSync(STAMP, `${JSON.stringify(stamp, null, 1)}\n`);
+/** Records the inputs of the build just written (paths relative to root). */
+export function stampInputs(inputs, root = ROOT) {
+  const files = [...new Set(inputs)].sort();
+  const stamp = { built_at: Date.now(), files: Object.fromEntries(files.map((f) => [f, sha256(root, f)])) };
+  fs.writeFileSync(stampFile(root), `${JSON.stringify(stamp, null, 1)}\n`);
 }
 
 /** Why dist/ cannot be run as built, or null when it matches the sources. */
-export function staleReason() {
+export function staleReason(root = ROOT) {
   let stamp;
   try {
-    stamp = JSON.parse(fs.readFileSync(STAMP, 'utf8'));
+    stamp = JSON.parse(fs.readFileSync(stampFile(root), 'utf8'));
   } catch {
     return `there is no build in ${OUT_DIR}/`;
   }
   for (const [file, hash] of Object.entries(stamp.files)) {
     let mtime;
     try {
-      mtime = fs.statSync(path.join(ROOT, file)).mtimeMs;
+      mtime = fs.statSync(path.join(root, file)).mtimeMs;
     } catch {
       return `${file} is gone since the last build`;
     }
-    if (mtime > stamp.built_at && sha256(file) !== hash) return `${file} changed since the last build`;
+    if (mtime > stamp.built_at && sha256(root, file) !== hash) return `${file} changed since the last build`;
   }
   return null;
 }

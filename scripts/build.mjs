@@ -42,7 +42,9 @@ const afterBuild = {
     build.onEnd(async (result) => {
       if (result.errors.length > 0) return;
       await writeManifest();
-      stampInputs(Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules')));
+      const sources = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules'));
+      // Besides the compiled sources: the files that shape the build and the manifest.
+      stampInputs([...sources, 'package.json', 'scripts/build.mjs', 'scripts/patch-postgres.mjs']);
     });
   },
 };
