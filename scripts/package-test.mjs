@@ -46,13 +46,15 @@ async function until(what, fn, ms = 60_000) {
   }
 }
 
-/** The installed bin, as `npx formsvc …` runs it from the install folder. */
+/** The installed bin, as `npx formsvc …` runs it from the install folder (or the exact `npx -y formsvc …`). */
 function formsvc(args, env, opts = {}) {
-  const child = spawn(path.join(tmp, 'app', 'node_modules', '.bin', 'formsvc'), args, {
+  const [cmd, ...pre] = opts.npx
+    ? ['npx', '-y', 'formsvc']
+    : [path.join(tmp, 'app', 'node_modules', '.bin', 'formsvc')];
+  const child = spawn(cmd, [...pre, ...args], {
     cwd: path.join(tmp, 'app'),
     env: { ...env, NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...opts,
   });
   children.push(child);
   let stdout = '';
@@ -167,8 +169,8 @@ async function main() {
     receiver.close();
   }
 
-  // 5. formsvc mcp from the installed copy: initialize, then list the tools.
-  const mcp = formsvc(['mcp'], env);
+  // 5. The README's MCP host block as written (`npx -y formsvc mcp`): initialize, then list the tools.
+  const mcp = formsvc(['mcp'], env, { npx: true });
   const send = (msg) => mcp.child.stdin.write(`${JSON.stringify(msg)}\n`);
   const answer = (id) =>
     until(`the MCP answer ${id}`, async () =>
