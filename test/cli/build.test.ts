@@ -59,13 +59,15 @@ describe('the compiled CLI loads only what a command needs', () => {
       expect(chunk(r.dist, name), name).toBe(false);
   });
 
-  it('the server loads neither oclif nor the CLI', () => {
+  it('the server loads neither oclif, the CLI nor the MCP SDK at start', () => {
     const r = modulesOf(['dist/server/main.js'], { MAIL_TRANSPORT: 'bogus' });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('MAIL_TRANSPORT must be');
     expect(r.urls.some((u) => u.includes('/node_modules/@oclif/'))).toBe(false);
     expect(r.dist.some((f) => f.startsWith('dist/cli/'))).toBe(false);
     expect(r.urls.some((u) => u.includes('/node_modules/tsx/'))).toBe(false);
+    // The MCP SDK loads with the first POST /mcp, not at start.
+    expect(r.urls.some((u) => u.includes('/node_modules/@modelcontextprotocol/'))).toBe(false);
   });
 });
 
