@@ -10,7 +10,7 @@
  *
  * Packages stay external (installed from the registry) except postgres.js, which is bundled with
  * the mend of scripts/patch-postgres.mjs applied, so an installed package has it without running
- * any install script. Type checking is `npm run check` (tsc --noEmit); esbuild only strips types.
+ * any install script, and zod/hono/@hono/zod-openapi (see BUNDLED). Type checking is `npm run check` (tsc --noEmit); esbuild only strips types.
  *
  * `--watch` (npm run dev) rebuilds on every change and restarts `node dist/server/main.js`.
  */
@@ -49,6 +49,8 @@ const afterBuild = {
   },
 };
 
+const BUNDLED = ['postgres', 'zod', 'hono', '@hono/zod-openapi'];
+
 export const buildOptions = {
   absWorkingDir: ROOT,
   entryPoints: ['server/main.ts', 'cli/main.ts', 'cli/lazy-commands.ts'],
@@ -60,9 +62,11 @@ export const buildOptions = {
   platform: 'node',
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
-  // Every package but postgres.js stays an import of the installed package.
+  // Every package stays an import of the installed package but these: postgres.js (mended), and
+  // zod, hono and @hono/zod-openapi, pure ESM of some 300 small modules that the contracts load on
+  // every API command and at server start (one bundled copy loads several times faster).
   external: Object.keys(pjson.dependencies)
-    .filter((name) => name !== 'postgres')
+    .filter((name) => !BUNDLED.includes(name))
     .flatMap((name) => [name, `${name}/*`]),
   metafile: true,
   logLevel: 'warning',
