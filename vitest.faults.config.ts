@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    // Spawned servers and CLIs run dist/: built here when stale.
+    globalSetup: ['test/helpers/build.ts'],
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,

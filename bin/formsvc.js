@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The formsvc CLI. The package runs TypeScript through tsx (as `npm start` does), so no build step:
-// register tsx's ESM loader in this process, then load the CLI source.
-import { register } from 'tsx/esm/api';
+// The formsvc CLI: the compiled dist/cli (npm run build; `npm ci` builds it in a clone, the package
+// ships it). In a clone the build must match the sources: a missing or stale one is refused with
+// one line. The installed package has no sources and no such check.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../cli/main.ts');
+if (existsSync(new URL('../cli/main.ts', import.meta.url))) {
+  const { requireBuild } = await import('../scripts/build-state.mjs');
+  requireBuild('formsvc');
+}
+const { main } = await import('../dist/cli/main.js');
 await main(process.argv.slice(2));

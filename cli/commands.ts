@@ -1,65 +1,28 @@
 /**
- * The command map oclif loads (package.json oclif.commands: strategy "explicit", identifier COMMANDS):
- * the hand-written commands, then one generated command per registry operation that has none.
- * A hand-written command stands in for an operation by taking its generated name as an alias
- * (whoami ↔ `me get`), so every operation stays reachable under the naming rule.
+ * The whole command map, every command loaded: the hand-written commands, then one generated
+ * command per registry operation that has none. A hand-written command stands in for an operation
+ * by taking its generated name as an alias (whoami ↔ `me get`), so every operation stays reachable
+ * under the naming rule. The build turns it into oclif.manifest.json; at run time oclif reads that
+ * manifest and cli/lazy-commands.ts, which loads only the command being run.
  */
-import type { Command } from '@oclif/core';
 import { operations } from '../shared/contracts/index.js';
-import type { ApiCommand } from './base.js';
-import DeliveriesTail from './commands/deliveries-tail.js';
-import Login from './commands/login.js';
-import Logout from './commands/logout.js';
-import Mcp from './commands/mcp.js';
-import Quickstart from './commands/quickstart.js';
-import { SandboxClaim, SandboxCreate, SandboxShow } from './commands/sandbox.js';
-import Submit from './commands/submit.js';
-import Whoami from './commands/whoami.js';
 import { buildCommand, commandId, wantsCommand } from './generate.js';
+import { type CommandClass, HAND_WRITTEN_LOADERS } from './hand-written.js';
 
-export const HAND_WRITTEN: Record<string, typeof ApiCommand> = {
-  login: Login,
-  logout: Logout,
-  whoami: Whoami,
-  quickstart: Quickstart,
-  submit: Submit,
-  'deliveries:tail': DeliveriesTail,
-  'sandbox:create': SandboxCreate,
-  'sandbox:show': SandboxShow,
-  'sandbox:claim': SandboxClaim,
-  mcp: Mcp,
-};
-
-const taken = new Set(
-  Object.entries(HAND_WRITTEN).flatMap(([id, cmd]) => [id, ...((cmd as typeof Command).aliases ?? [])]),
+export const HAND_WRITTEN: Record<string, CommandClass> = Object.fromEntries(
+  await Promise.all(Object.entries(HAND_WRITTEN_LOADERS).map(async ([id, load]) => [id, await load()] as const)),
 );
 
+const taken = new Set(Object.entries(HAND_WRITTEN).flatMap(([id, cmd]) => [id, ...(cmd.aliases ?? [])]));
+
 /** operationId → its generated command class, for every operation that gets one. */
-export const GENERATED: Record<string, typeof ApiCommand> = Object.fromEntries(
+export const GENERATED: Record<string, CommandClass> = Object.fromEntries(
   operations
     .filter((o) => wantsCommand(o) && !taken.has(commandId(o.operationId)))
     .map((o) => [o.operationId, buildCommand(o)]),
 );
 
-export const COMMANDS: Record<string, typeof ApiCommand> = {
+export const COMMANDS: Record<string, CommandClass> = {
   ...HAND_WRITTEN,
   ...Object.fromEntries(Object.entries(GENERATED).map(([opId, cmd]) => [commandId(opId), cmd])),
 };
-
-/** Topic help generated from the command map: `forms` → "forms commands: create, delete, get, …". */
-export function topicDescriptions(): Record<string, { description: string }> {
-  const children = new Map<string, Set<string>>();
-  for (const id of Object.keys(COMMANDS)) {
-    const parts = id.split(':');
-    for (let i = 1; i < parts.length; i++) {
-      const topic = parts.slice(0, i).join(':');
-      children.set(topic, (children.get(topic) ?? new Set()).add(parts[i]));
-    }
-  }
-  return Object.fromEntries(
-    [...children].map(([topic, next]) => [
-      topic,
-      { description: `${topic.replaceAll(':', ' ')}: ${[...next].sort().join(', ')}` },
-    ]),
-  );
-}

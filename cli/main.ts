@@ -1,11 +1,14 @@
 /**
- * Runs the formsvc CLI: oclif with the explicit command map of cli/commands.ts, and one place that
+ * Runs the formsvc CLI: oclif with oclif.manifest.json and the lazy command map of cli/lazy-commands.ts
+ * (each command imported only when it runs), and one place that
  * turns failures into exit codes: 1 for API errors (already printed), 2 for usage errors (one line).
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Config, Errors, flush, run, settings } from '@oclif/core';
-import { Reported, UsageError } from './base.js';
+import { topicDescriptions } from './topics.js';
 
 /** One readable line from an oclif parse error ("Parsing --limit\n\texpects an integer…" → one line). */
 function oneLine(message: string): string {
@@ -18,22 +21,38 @@ function oneLine(message: string): string {
   return lines.join(' ');
 }
 
+/** The package root: the nearest folder above this file with a package.json (dist/cli/ in a build). */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+  return dir;
+}
+
 export async function main(argv: string[]): Promise<void> {
-  // bin/formsvc.js registered tsx already: load cli/commands.ts as written, without oclif's ts lookup.
+  // Compiled code only: no TypeScript path lookup.
   settings.enableAutoTranspile = false;
   try {
-    const root = fileURLToPath(new URL('..', import.meta.url));
-    const pjson = JSON.parse(await readFile(`${root}/package.json`, 'utf8'));
-    const { topicDescriptions } = await import('./commands.js');
-    pjson.oclif = { ...pjson.oclif, topics: { ...topicDescriptions(), ...pjson.oclif?.topics } };
+    const root = packageRoot();
+    // The manifest lists every command with its flags and help; no command is imported to show help.
+    const [pjson, manifest] = await Promise.all(
+      ['package.json', 'oclif.manifest.json'].map(async (f) => JSON.parse(await readFile(path.join(root, f), 'utf8'))),
+    );
+    const topics = topicDescriptions(Object.keys(manifest.commands));
+    pjson.oclif = { ...pjson.oclif, topics: { ...topics, ...pjson.oclif?.topics } };
     await run(argv, await Config.load({ root, pjson }));
     await flush();
   } catch (err) {
-    process.exitCode = exitCode(err);
+    process.exitCode = await exitCode(err);
   }
 }
 
-function exitCode(err: unknown): number {
+async function exitCode(err: unknown): Promise<number> {
+  // base.ts loads the client and the contracts: only on this path, never for --help.
+  const { Reported, UsageError } = await import('./base.js');
   if (err instanceof Reported) return err.exitCode;
   if (err instanceof UsageError) {
     process.stderr.write(`Error: ${err.message}\n`);

@@ -45,15 +45,16 @@ export function patch() {
   return driverFiles().map((file) => {
     const text = fs.readFileSync(file, 'utf8');
     if (text.includes(PATCH_MARK)) return `${file}: already patched`;
-    const sites = text.match(CANCEL)?.length ?? 0;
-    if (sites !== 2) throw new Error(`${file}: expected 2 places that cancel the write timer, found ${sites}`);
-    const mended = text.replace(
-      CANCEL,
-      `$1clearImmediate(nextWriteTimer)\n$1chunk = nextWriteTimer = null // ${PATCH_MARK}`,
-    );
-    fs.writeFileSync(file, mended);
+    fs.writeFileSync(file, mendText(text, file));
     return `${file}: patched`;
   });
+}
+
+/** The mended text of one connection.js (scripts/build.mjs applies it to the bundled driver too). */
+export function mendText(text, file) {
+  const sites = text.match(CANCEL)?.length ?? 0;
+  if (sites !== 2) throw new Error(`${file}: expected 2 places that cancel the write timer, found ${sites}`);
+  return text.replace(CANCEL, `$1clearImmediate(nextWriteTimer)\n$1chunk = nextWriteTimer = null // ${PATCH_MARK}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

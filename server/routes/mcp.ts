@@ -1,8 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { McpContext } from '../../mcp/context.js';
-import { buildMcpServer } from '../../mcp/server.js';
 import { mcpOps } from '../../shared/contracts/mcp.js';
 import { authorize, hasScope } from '../http/auth.js';
 import type { Actor, AppEnv, Ctx } from '../http/context.js';
@@ -69,6 +67,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       },
     };
 
+    // The MCP SDK and the tools load on the first MCP request, not at server start.
+    const [{ WebStandardStreamableHTTPServerTransport }, { buildMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      import('../../mcp/server.js'),
+    ]);
     // Stateless JSON answers: every answer is complete when handleRequest resolves.
     const server = buildMcpServer(ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({

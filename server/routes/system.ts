@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { systemOps } from '../../shared/contracts/system.js';
@@ -8,14 +7,14 @@ import { ERROR_CODES } from '../../shared/errors.js';
 import type { AppEnv } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { openApiDocument } from '../openapi.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { escapeHtml } from '../present/html.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let llms: string | undefined;
 
 /** llms.txt with this server's base URL in place of the placeholder. */
 function llmsText(baseUrl: string): string {
-  llms ??= fs.readFileSync(path.join(ROOT, 'llms.txt'), 'utf8');
+  llms ??= fs.readFileSync(path.join(PACKAGE_ROOT, 'llms.txt'), 'utf8');
   return llms.replaceAll('http://localhost:8787', baseUrl);
 }
 

@@ -32,16 +32,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npm start`'s entry point as its own process (its own process group, so a kill takes it whole). */
+/**
+ * `npm start`'s server (the compiled dist/server/main.js, which the tests' globalSetup keeps built)
+ * as its own process, in its own process group so a kill takes it whole.
+ */
 export function startServer(env: Record<string, string>): ChildProcess {
-  const tsx = path.resolve('node_modules/.bin/tsx');
   // SERVER_LOG_FILE=path appends the servers' JSON logs there (to see what a fault test's server
   // said), at SERVER_LOG_LEVEL when that is set (over the test's own level).
   const level = process.env.SERVER_LOG_LEVEL ? { LOG_LEVEL: process.env.SERVER_LOG_LEVEL } : {};
   const logFile = process.env.SERVER_LOG_FILE;
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
   try {
-    return spawn(tsx, ['server/main.ts'], {
+    return spawn(process.execPath, [path.resolve('dist/server/main.js')], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env, ...level },
       stdio: ['ignore', out, 'inherit'],
       detached: true,

@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` (and `npm ci`'s prepare step, and `npm pack`): compiles the TypeScript sources to
+ * JavaScript in dist/ with esbuild, then writes oclif.manifest.json and dist/build-stamp.json.
+ *
+ * - dist/server/main.js  `npm start`: the HTTP server and worker (no CLI, fuzzers or bench in it)
+ * - dist/cli/main.js     the `formsvc` bin; dist/cli/lazy-commands.js is oclif's command map, one
+ *                        stand-in per command that imports its code when that command runs
+ * - dist/chunks/         code shared by those entries, and one chunk per lazily imported module
+ *
+ * Packages stay external (installed from the registry) except postgres.js, which is bundled with
+ * the mend of scripts/patch-postgres.mjs applied, so an installed package has it without running
+ * any install script, and zod/hono/@hono/zod-openapi (see BUNDLED). Type checking is `npm run check` (tsc --noEmit); esbuild only strips types.
+ *
+ * `--watch` (npm run dev) rebuilds on every change and restarts `node dist/server/main.js`.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { OUT_DIR, ROOT, stampInputs } from './build-state.mjs';
+import { mendText, PATCH_MARK } from './patch-postgres.mjs';
+
+const pjson = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+
+/** postgres.js from node_modules, with the stale-write-timer mend applied while bundling. */
+const mendedPostgres = {
+  name: 'mended-postgres',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]postgres[\\/]src[\\/]connection\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, 'utf8');
+      return { contents: text.includes(PATCH_MARK) ? text : mendText(text, args.path), loader: 'js' };
+    });
+  },
+};
+
+/** After each build: the command manifest, then the stamp that says which sources dist/ was built from. */
+const afterBuild = {
+  name: 'manifest-and-stamp',
+  setup(build) {
+    build.onEnd(async (result) => {
+      if (result.errors.length > 0) return;
+      await writeManifest();
+      const sources = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules'));
+      // Besides the compiled sources: the files that shape the build and the manifest.
+      stampInputs([...sources, 'package.json', 'scripts/build.mjs', 'scripts/patch-postgres.mjs']);
+    });
+  },
+};
+
+const BUNDLED = ['postgres', 'zod', 'hono', '@hono/zod-openapi'];
+
+export const buildOptions = {
+  absWorkingDir: ROOT,
+  entryPoints: ['server/main.ts', 'cli/main.ts', 'cli/lazy-commands.ts', 'cli/hooks/command-not-found.ts'],
+  outdir: OUT_DIR,
+  outbase: '.',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  chunkNames: 'chunks/[name]-[hash]',
+  // Every package stays an import of the installed package but these: postgres.js (mended), and
+  // zod, hono and @hono/zod-openapi, pure ESM of some 300 small modules that the contracts load on
+  // every API command and at server start (one bundled copy loads several times faster).
+  external: Object.keys(pjson.dependencies)
+    .filter((name) => !BUNDLED.includes(name))
+    .flatMap((name) => [name, `${name}/*`]),
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [mendedPostgres, afterBuild],
+};
+
+/**
+ * oclif.manifest.json: every command's flags, args, summary and examples, so that `--help` and
+ * command lookup never import a command. Built from the eager command map (cli/commands.ts, run
+ * through tsx at build time); at run time oclif reads only this file and dist/cli/lazy-commands.js.
+ */
+async function writeManifest() {
+  const { register } = await import('tsx/esm/api');
+  const unregister = register();
+  try {
+    const { Plugin, settings } = await import('@oclif/core');
+    settings.enableAutoTranspile = false;
+    const plugin = new Plugin({
+      root: ROOT,
+      isRoot: true,
+      type: 'core',
+      ignoreManifest: true,
+      errorOnManifestCreate: true,
+      respectNoCacheDefault: true,
+      pjson: {
+        ...pjson,
+        oclif: {
+          ...pjson.oclif,
+          commands: { strategy: 'explicit', target: './cli/commands.ts', identifier: 'COMMANDS' },
+        },
+      },
+    });
+    await plugin.load();
+    const file = path.join(ROOT, 'oclif.manifest.json');
+    fs.writeFileSync(file, `${JSON.stringify(plugin.manifest, null, 2)}\n`);
+  } finally {
+    await unregister();
+  }
+}
+
+async function buildOnce() {
+  const started = performance.now();
+  fs.rmSync(path.join(ROOT, OUT_DIR), { recursive: true, force: true });
+  await esbuild.build(buildOptions);
+  console.log(`formsvc build: ${OUT_DIR}/ and oclif.manifest.json in ${Math.round(performance.now() - started)} ms`);
+}
+
+/** npm run dev: rebuild on change, restart the server after each good build. */
+async function watch() {
+  let server = null;
+  const restart = {
+    name: 'restart-server',
+    setup(build) {
+      build.onEnd(async (result) => {
+        if (result.errors.length > 0) return console.error('formsvc dev: build failed; the server keeps running');
+        if (server) {
+          const old = server;
+          const exited = new Promise((r) => old.once('exit', r));
+          old.kill('SIGTERM');
+          await exited;
+        }
+        server = spawn(process.execPath, [path.join(OUT_DIR, 'server', 'main.js')], { cwd: ROOT, stdio: 'inherit' });
+      });
+    },
+  };
+  const ctx = await esbuild.context({ ...buildOptions, plugins: [...buildOptions.plugins, restart] });
+  await ctx.watch();
+  console.log('formsvc dev: watching the sources; the server restarts after each rebuild (Ctrl-C stops)');
+  const stop = async () => {
+    await ctx.dispose();
+    server?.kill('SIGTERM');
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--watch')) await watch();
+  else await buildOnce();
+}

@@ -1,0 +1,144 @@
+import path from 'node:path';
+import { buildApp } from './app.js';
+import { type Config, loadConfig } from './config.js';
+import { type Database, openPglite, openPostgres } from './db/client.js';
+import type { Deps } from './http/context.js';
+import { listen } from './http/listen.js';
+import { createLogger, type Logger } from './log.js';
+import { createMailer } from './mail.js';
+import { createLocalStorage } from './storage.js';
+import { createOutbound } from './worker/outbound.js';
+import { createWaker } from './worker/wake.js';
+import { Worker } from './worker/worker.js';
+
+export interface StartOptions {
+  /** The settings (README's table); default process.env. `formsvc serve` passes its flags through here. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunningServer {
+  config: Config;
+  log: Logger;
+  /** `http://<address>:<port>` as bound. */
+  url: string;
+  /** Where the data is: "PostgreSQL at …" or "embedded PGlite in /abs/dir". */
+  database: string;
+  /** Graceful stop: no new connections, requests in flight finished, worker and database closed. */
+  stop(): Promise<void>;
+}
+
+/** The start failed and said why in the log already. */
+export class StartError extends Error {}
+
+/**
+ * The whole service in this process: config → database (migrated) → app and worker → listen.
+ * `npm start` (server/main.ts) and `formsvc serve` both call it; it installs no signal handlers
+ * (see stopOnSignals) and never exits the process.
+ */
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const config = loadConfig(opts.env);
+  const log = createLogger(config.logLevel);
+  const database = config.databaseUrl
+    ? `PostgreSQL at ${redactUrl(config.databaseUrl)}`
+    : `embedded PGlite in ${path.resolve(config.dataDir)}`;
+  log.info(
+    `formsvc starting: database ${database}${config.databaseUrl ? '' : ' (one process; for development and single machines)'}`,
+  );
+  log.info(
+    config.mailTransport === 'console'
+      ? 'mail: printed to standard output (MAIL_TRANSPORT=console); set SMTP_URL to send it'
+      : config.mailTransport === 'smtp'
+        ? `mail: sent through ${redactUrl(config.smtpUrl ?? '')}`
+        : 'mail: disabled (MAIL_TRANSPORT=none); POST /v1/auth/request-code answers 501',
+  );
+
+  let db: Database;
+  try {
+    db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);
+  } catch (err) {
+    log.fatal(`cannot open the database: ${(err as Error).message}`);
+    throw new StartError(`cannot open the database: ${(err as Error).message}`);
+  }
+  const mailer = createMailer(config);
+  const storage = createLocalStorage(path.join(config.dataDir, 'files'));
+  const outbound = createOutbound({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.webhookTimeoutMs });
+  let worker: Worker | null = null;
+  const deps: Deps = {
+    config,
+    database: db,
+    mailer,
+    storage,
+    log,
+    wake: createWaker(db, log, () => worker?.wake()),
+    now: () => new Date(),
+    fetch,
+    outbound,
+  };
+  const app = buildApp(deps);
+  if (config.worker) {
+    worker = new Worker(deps, { config, mailer, outbound });
+    await worker.start();
+    deps.handoff = worker.handoff;
+    log.info(
+      `delivery worker running (tick ${config.workerTickMs} ms, ${config.workerConcurrency} sends at once, ` +
+        `${config.workerPerDestination} per destination)`,
+    );
+  } else {
+    log.info('delivery worker off in this process (WORKER=false): another process must run it');
+  }
+
+  let listening: Awaited<ReturnType<typeof listen>>;
+  try {
+    listening = await listen(app.fetch, config);
+  } catch (err) {
+    log.fatal((err as Error).message); // one line naming PORT/HOST, no stack
+    await worker?.stop();
+    await outbound.close();
+    mailer.close();
+    await db.close();
+    throw new StartError((err as Error).message);
+  }
+  const { server } = listening;
+  const { address, port } = listening.address;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  log.info(`formsvc listening on ${url} (public base ${config.publicBaseUrl})`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker?.stop();
+      await outbound.close();
+      mailer.close();
+      await db.close();
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+  return { config, log, url, database, stop };
+}
+
+/** SIGINT/SIGTERM: stop gracefully and exit 0 (1 if that takes longer than 10 s). */
+export function stopOnSignals(server: RunningServer): void {
+  const onSignal = (signal: string) => {
+    server.log.info(`${signal}: stopping (no new connections, finishing requests in flight)`);
+    const force = setTimeout(() => {
+      server.log.warn('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    void server.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
