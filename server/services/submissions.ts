@@ -10,8 +10,9 @@ import { responseBody } from '../storage.js';
 import { deliveriesOfSubmission } from './deliveries.js';
 import { driftOfSubmission } from './drift.js';
 import { getFormRow } from './forms.js';
+import { searchConditions } from './submission-search.js';
 
-export type SubmissionRow = typeof submissions.$inferSelect;
+export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
 export type AttachmentRow = typeof attachments.$inferSelect;
 type SubmissionStatus = 'received' | 'quarantined' | 'spam';
 type QuarantineReason = 'schema_violation' | 'rate_limited' | 'origin_rejected' | 'turnstile_failed' | 'over_quota';
@@ -56,6 +57,10 @@ export type SubmissionFilter = {
   /** ISO timestamps on received_at: since inclusive, until exclusive. */
   since?: string;
   until?: string;
+  /** Words that must all occur in the data's values or the id (see submission-search). */
+  q?: string;
+  /** An address held by any field (data-subject lookup). */
+  email?: string;
 };
 
 /** Submissions of the caller's organization, newest first; tests included unless test=false. */
@@ -66,6 +71,7 @@ export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filt
   if (filter.test) conds.push(eq(submissions.test, filter.test === 'true'));
   if (filter.since) conds.push(gte(submissions.receivedAt, new Date(filter.since)));
   if (filter.until) conds.push(lt(submissions.receivedAt, new Date(filter.until)));
+  conds.push(...searchConditions(filter));
   const rows = await deps.database.db
     .select()
     .from(submissions)
