@@ -348,6 +348,8 @@ export const formSchemas = pgTable(
     formId: text('form_id').notNull(),
     version: integer('version').notNull(),
     jsonSchema: jsonb('json_schema').$type<Record<string, unknown>>().notNull(),
+    /** The root properties in the order they were published (jsonb does not keep key order). */
+    fieldOrder: text('field_order').array(),
     ui: jsonb('ui').$type<Record<string, unknown>>().notNull().default({}),
     changelog: text('changelog').notNull().default(''),
     inferred: boolean('inferred').notNull().default(false),

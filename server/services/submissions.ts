@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { and, asc, desc, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { attachments, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
@@ -65,20 +65,25 @@ export type SubmissionFilter = {
 
 /** Submissions of the caller's organization, newest first; tests included unless test=false. */
 export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filter: SubmissionFilter) {
-  const conds = [eq(submissions.orgId, actor.orgId), page.after(submissions.id)];
+  const rows = await deps.database.db
+    .select()
+    .from(submissions)
+    .where(and(page.after(submissions.id), ...filterConditions(actor.orgId, filter)))
+    .orderBy(desc(submissions.id))
+    .limit(page.limit + 1);
+  return pageResult(rows, page, presentSubmission);
+}
+
+/** The list's filters as conditions on one organization's submissions (the list and the export). */
+export function filterConditions(orgId: string, filter: SubmissionFilter): (SQL | undefined)[] {
+  const conds: (SQL | undefined)[] = [eq(submissions.orgId, orgId)];
   if (filter.form_id) conds.push(eq(submissions.formId, filter.form_id));
   if (filter.status) conds.push(eq(submissions.status, filter.status));
   if (filter.test) conds.push(eq(submissions.test, filter.test === 'true'));
   if (filter.since) conds.push(gte(submissions.receivedAt, new Date(filter.since)));
   if (filter.until) conds.push(lt(submissions.receivedAt, new Date(filter.until)));
   conds.push(...searchConditions(filter));
-  const rows = await deps.database.db
-    .select()
-    .from(submissions)
-    .where(and(...conds))
-    .orderBy(desc(submissions.id))
-    .limit(page.limit + 1);
-  return pageResult(rows, page, presentSubmission);
+  return conds;
 }
 
 /** One form's submissions; another organization's form is 404 rather than an empty list. */
