@@ -146,7 +146,7 @@ async function csvColumns(
   }
   const seen = await deps.database.rows<{ key: string }>(sql`
     select k.key from ${submissions}, jsonb_object_keys(${submissions.data}) as k(key)
-    where ${and(...conds)} group by k.key order by min(${submissions.id}), k.key`);
+    where ${and(...conds)} group by k.key order by min(${submissions.id}), k.key collate "C"`);
   const fields = [...new Set([...schemaFields, ...seen.map((r) => r.key)])];
   const fileFields = (
     await deps.database.rows<{ field: string }>(sql`

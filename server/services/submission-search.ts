@@ -40,7 +40,8 @@ export function addressCondition(email: string): SQL {
 /** The conditions of the `q` and `email` filters (none when neither is given). */
 export function searchConditions(filter: { q?: string; email?: string }): SQL[] {
   const conds: SQL[] = [];
-  if (filter.q !== undefined) conds.push(searchCondition(filter.q));
+  // A blank q (an empty search box) filters nothing; punctuation alone is a search for no word.
+  if (filter.q !== undefined && filter.q.trim() !== '') conds.push(searchCondition(filter.q));
   if (filter.email !== undefined) conds.push(addressCondition(filter.email));
   return conds;
 }
