@@ -8,6 +8,7 @@ import type { Command } from '@oclif/core';
 import { operations } from '../shared/contracts/index.js';
 import type { ApiCommand } from './base.js';
 import DeliveriesTail from './commands/deliveries-tail.js';
+import FormsExport from './commands/forms-export.js';
 import Login from './commands/login.js';
 import Logout from './commands/logout.js';
 import Mcp from './commands/mcp.js';
@@ -24,6 +25,7 @@ export const HAND_WRITTEN: Record<string, typeof ApiCommand> = {
   quickstart: Quickstart,
   submit: Submit,
   'deliveries:tail': DeliveriesTail,
+  'forms:export': FormsExport,
   'sandbox:create': SandboxCreate,
   'sandbox:show': SandboxShow,
   'sandbox:claim': SandboxClaim,
