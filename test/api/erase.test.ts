@@ -57,9 +57,17 @@ async function people(addr: string) {
   const pending = await seedDelivery(t, { orgId, submissionId: a.id, formId: f1, payload: { data: { email: addr } } });
   const b = await seedSubmission(t, { orgId, formId: f2, data: { contact: { reply_to: ` ${addr.toUpperCase()} ` } } });
   const bystander = await seedSubmission(t, { orgId, formId: f2, data: { email: `other.${addr}` } });
+  const item = (s: { id: string; data: unknown }) => ({ id: s.id, status: 'received', data: s.data, meta: {} });
+  const digest = await seedDelivery(t, {
+    orgId,
+    submissionId: null,
+    formId: f2,
+    status: 'sent',
+    payload: { type: 'digest.ready', count: 2, submissions: [item(b), item(bystander)] },
+  });
   const otherForm = await createForm(t, otherKey);
   const theirs = await seedSubmission(t, { orgId: otherOrgId, formId: otherForm, data: { email: addr } });
-  return { f1, f2, a, b, file, sent, pending, bystander, theirs, otherForm };
+  return { f1, f2, a, b, file, sent, pending, bystander, theirs, otherForm, digest, item };
 }
 
 describe('POST /v1/submissions/erase', () => {
@@ -99,6 +107,12 @@ describe('POST /v1/submissions/erase', () => {
     expect(byId[p.sent.id]).toMatchObject({ status: 'sent', payload: { erased: true }, lastResponse: null });
     expect(byId[p.pending.id]).toMatchObject({ status: 'skipped', skipReason: 'erased', nextAttemptAt: null });
     expect(JSON.stringify(rows).toLowerCase()).not.toContain(addr.toLowerCase());
+    const [digest] = await t.deps.database.db.select().from(deliveries).where(eq(deliveries.id, p.digest.id));
+    expect(digest.payload).toEqual({
+      type: 'digest.ready',
+      count: 2,
+      submissions: [{ id: p.b.id, erased: true }, p.item(p.bystander)],
+    });
     const d = await t.api('GET', `/v1/deliveries/${p.pending.id}`, key);
     expect(d.status).toBe(200);
     expect(d.json).toMatchObject({ status: 'skipped', skip_reason: 'erased' });
