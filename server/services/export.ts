@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { attachments, formSchemas, submissions } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { driftOfSubmission } from './drift.js';
@@ -10,15 +10,13 @@ import {
   presentSubmission,
   type SubmissionFilter,
   type SubmissionRow,
+  submissionColumns,
 } from './submissions.js';
 
 /** Rows read per query: one batch is in memory at a time (plus the one being written). */
 export const EXPORT_BATCH = 1000;
 
 export type ExportFormat = 'csv' | 'ndjson';
-
-/** Every column but search_text, which is the database's own and can be as large as data. */
-const { searchText: _search, ...rowColumns } = getTableColumns(submissions);
 
 /** What a CSV row needs: the rest (spam, meta, issues, drift) would only be parsed to be dropped. */
 const csvRowColumns = {
@@ -54,7 +52,7 @@ export async function openExport(
 
   const readBatch = async () => {
     const rows = (await db
-      .select(csv ? csvRowColumns : rowColumns)
+      .select(csv ? csvRowColumns : submissionColumns)
       .from(submissions)
       .where(and(...conds, after === null ? undefined : lt(submissions.id, after)))
       .orderBy(desc(submissions.id))

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { and, asc, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { attachments, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
@@ -13,6 +13,11 @@ import { getFormRow } from './forms.js';
 import { searchConditions } from './submission-search.js';
 
 export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
+
+/** Every column but search_text: the database's own (for `q`), as large as data, never presented. */
+const { searchText: _searchText, ...submissionColumns } = getTableColumns(submissions);
+
+export { submissionColumns };
 export type AttachmentRow = typeof attachments.$inferSelect;
 type SubmissionStatus = 'received' | 'quarantined' | 'spam';
 type QuarantineReason = 'schema_violation' | 'rate_limited' | 'origin_rejected' | 'turnstile_failed' | 'over_quota';
@@ -66,7 +71,7 @@ export type SubmissionFilter = {
 /** Submissions of the caller's organization, newest first; tests included unless test=false. */
 export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filter: SubmissionFilter) {
   const rows = await deps.database.db
-    .select()
+    .select(submissionColumns)
     .from(submissions)
     .where(and(page.after(submissions.id), ...filterConditions(actor.orgId, filter)))
     .orderBy(desc(submissions.id))
@@ -100,7 +105,7 @@ export async function listFormSubmissions(
 
 export async function getSubmissionRow(db: Db, orgId: string, id: string): Promise<SubmissionRow> {
   const [row] = await db
-    .select()
+    .select(submissionColumns)
     .from(submissions)
     .where(and(eq(submissions.id, id), eq(submissions.orgId, orgId)))
     .limit(1);
