@@ -87,7 +87,15 @@ export async function openExport(
       async pull(ctrl) {
         if (cancelled) return;
         if (finished) return ctrl.close();
-        const { rows, bySubmission } = await readBatch();
+        let batch: Awaited<ReturnType<typeof readBatch>>;
+        try {
+          batch = await readBatch();
+        } catch (err) {
+          // The status line is sent: the client sees a cut download (no final line), never a wrong one.
+          deps.log.error({ err: String(err), form_id: form.id }, 'export stopped: reading rows failed');
+          return ctrl.error(err);
+        }
+        const { rows, bySubmission } = batch;
         if (cancelled) return;
         if (rows.length < EXPORT_BATCH) finished = true;
         if (!rows.length) return ctrl.close();
