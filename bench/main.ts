@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { startSmtpSink } from '../test/helpers/smtp.js';
 import { type BenchConfig, loadBenchConfig, USAGE } from './config.js';
+import { type DataResult, dataPartWanted, dataPhase, dataReport } from './data.js';
 import { type DrainResult, drainPhase } from './drain.js';
 import { type E2eResult, e2ePhase } from './e2e.js';
 import { type Ctx, type IntakeResult, intakeFigures, intakePhase } from './intake.js';
@@ -19,6 +20,7 @@ interface Results {
   intake?: IntakeResult;
   e2e?: E2eResult;
   drain?: DrainResult;
+  data?: DataResult;
 }
 
 function header(cfg: BenchConfig, root: Root) {
@@ -174,6 +176,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
   if (res.intake && cfg.parts.has('intake')) {
     figures.push(['rss_idle_mb', res.intake.rssIdleMb], ['rss_load_mb', res.intake.rssLoadMb]);
   }
+  if (res.data) {
+    const d = dataReport(res.data);
+    out.push(...d.lines);
+    figures.push(...d.figures);
+  }
   if (notes.length) out.push('', 'Notes', ...notes.map((n) => `- ${n}`));
   const named = figures.map(([n, v]) => [n, v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' ? 3 : 2)] as const);
   out.push(
@@ -238,6 +245,7 @@ async function main() {
       res.drain = await drainPhase(ctx);
       await ctx.svc?.stop();
     }
+    if (dataPartWanted()) res.data = await dataPhase(cfg, root, smtp, clean);
     const stats = receiver.stats();
     if (stats.unparsed) notes.push(`receiver: ${stats.unparsed} of ${stats.total} webhook bodies were not understood`);
     process.stdout.write(`${report(cfg, root, res, notes)}\n`);

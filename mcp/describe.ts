@@ -89,6 +89,16 @@ export const GUIDANCE: Record<string, Guidance> = {
     then: ['submissions_get'],
     note: 'the bytes come back as an embedded resource',
   },
+  forms_export: {
+    when: 'someone wants a form’s data in a spreadsheet or a warehouse',
+    then: ['submissions_get'],
+    note: 'the tool returns the first rows and the command that downloads the whole file; run that, do not page it here',
+  },
+  submissions_erase: {
+    when: 'a person asks to have everything about them deleted: run it with dry_run first',
+    then: ['events_list'],
+    note: 'submissions_list with email shows what would go',
+  },
   deliveries_retry: { when: 'a delivery is dead or failed and its destination is fixed', then: ['deliveries_get'] },
   webhooks_deliveries: { when: 'to see whether a system webhook got its events', then: ['webhooks_update'] },
   schemas_get: { then: ['schemas_publish', 'forms_embed'] },

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiResult } from '../shared/client.js';
 import { clientFor, type McpContext, type ToolDef, type ToolRun } from './context.js';
+import { exportPreview } from './export.js';
 import { quickstartAndVerify } from './quickstart.js';
 import { errorResult, okResult, summarize } from './results.js';
 import { type OperationTool, operationTools } from './tools.js';
@@ -45,8 +46,18 @@ function binaryResult(tool: OperationTool, res: ApiResult, data: ArrayBuffer, ur
   };
 }
 
+/** Operation tools whose answer an agent should not get whole: their own runner. */
+const CUSTOM_RUNS: Record<
+  string,
+  (tool: OperationTool, args: Record<string, unknown>, run: ToolRun) => Promise<CallToolResult>
+> = {
+  forms_export: exportPreview,
+};
+
 /** The generic runner of an operation tool: split the flat arguments, call the API, shape the answer. */
 function operationToolDef(tool: OperationTool): ToolDef {
+  const custom = CUSTOM_RUNS[tool.name];
+  if (custom) return { ...tool, run: (args, run) => custom(tool, args, run) };
   return {
     ...tool,
     async run(args, run) {

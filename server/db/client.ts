@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -128,7 +129,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     release = await takeLock(dataDir);
   }
   try {
-    const client = dataDir ? new PGlite(path.join(dataDir, 'pg')) : new PGlite();
+    // pg_trgm backs submission search (migration 0011); PGlite loads contrib extensions on request.
+    const extensions = { pg_trgm };
+    const client = dataDir ? new PGlite(path.join(dataDir, 'pg'), { extensions }) : new PGlite({ extensions });
     await client.waitReady;
     const db = drizzlePglite(client, { schema }) as unknown as Db;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });

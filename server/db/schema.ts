@@ -163,9 +163,20 @@ export const submissions = pgTable(
     idempotencyKey: text('idempotency_key'),
     subjectHint: text('subject_hint'),
     receivedAt: ts('received_at').notNull().defaultNow(),
+    /**
+     * What `q` searches: the id and every string and number of data at any depth (numbers as
+     * written), lowercased, as the text of one JSON array. Computed by the database on every write.
+     */
+    searchText: text('search_text')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`lower(id || ' ' || jsonb_path_query_array(data, 'strict $.** ? (@.type() == "string" || @.type() == "number")')::text)`,
+      ),
   },
   (t) => [
     index('submissions_org').on(t.orgId, t.id),
+    // pg_trgm: `search_text LIKE '%word%'` for every word of q is answered from this index.
+    index('submissions_search').using('gin', sql`${t.searchText} gin_trgm_ops`),
     index('submissions_form').on(t.formId, t.id),
     index('submissions_rate').on(t.formId, t.clientIp, t.receivedAt),
     // The monthly quota count and retention both read an organization's submissions by time.
@@ -337,6 +348,8 @@ export const formSchemas = pgTable(
     formId: text('form_id').notNull(),
     version: integer('version').notNull(),
     jsonSchema: jsonb('json_schema').$type<Record<string, unknown>>().notNull(),
+    /** The root properties in the order they were published (jsonb does not keep key order). */
+    fieldOrder: text('field_order').array(),
     ui: jsonb('ui').$type<Record<string, unknown>>().notNull().default({}),
     changelog: text('changelog').notNull().default(''),
     inferred: boolean('inferred').notNull().default(false),

@@ -27,7 +27,7 @@ import { submissionEvent, writeInOneStatement } from './write.js';
 
 export type FormRow = typeof forms.$inferSelect;
 type OrgRow = typeof organizations.$inferSelect;
-type SubmissionRow = typeof submissions.$inferSelect;
+type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
 
 export interface IntakeRequest {
   req: Request;

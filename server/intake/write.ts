@@ -7,7 +7,8 @@ import { intakeBatcher } from './batch.js';
 import type { IntakeEntry } from './cache.js';
 import type { planFromRoutes } from './plan.js';
 
-type SubmissionRow = typeof submissions.$inferSelect;
+/** search_text is computed by the database (a generated column): intake never writes it. */
+type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
 type Planned = ReturnType<typeof planFromRoutes>;
 
 /** The submission.* event of a stored submission, in either write path. */

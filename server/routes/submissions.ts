@@ -3,6 +3,8 @@ import { submissionOps } from '../../shared/contracts/submissions.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
+import { eraseSubmissions } from '../services/erase.js';
+import { openExport } from '../services/export.js';
 import {
   attachmentHeaders,
   listFormSubmissions,
@@ -28,6 +30,14 @@ export function registerSubmissions(app: OpenAPIHono<AppEnv>) {
   );
   mount(app, submissionOps.update, async (c) =>
     send(c, await updateSubmission(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
+  mount(app, submissionOps.export, async (c) => {
+    const { format, ...filter } = c.req.valid('query');
+    const out = await openExport(c.get('deps'), c.get('actor'), c.req.valid('param').id, format, filter);
+    return c.body(out.body, 200, out.headers) as never;
+  });
+  mount(app, submissionOps.erase, async (c) =>
+    send(c, await eraseSubmissions(c.get('deps'), c.get('actor'), c.req.valid('json'))),
   );
   mount(app, submissionOps.attachment, async (c) => {
     const { id, fileId } = c.req.valid('param');

@@ -91,6 +91,7 @@ export async function publishSchema(
         formId,
         version,
         jsonSchema: body.json_schema,
+        fieldOrder: propertyOrder(body.json_schema),
         ui: body.ui ?? {},
         changelog: body.changelog ?? '',
         inferred: opts.inferred ?? body.inferred ?? false,
@@ -270,4 +271,10 @@ export async function inferFormSchema(
     sample_size: n,
     fields: inferred.fields,
   };
+}
+
+/** The root property names of a schema in the order given (null when it has no properties object). */
+export function propertyOrder(schema: Record<string, unknown>): string[] | null {
+  const props = schema.properties;
+  return props && typeof props === 'object' && !Array.isArray(props) ? Object.keys(props) : null;
 }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { and, asc, desc, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { attachments, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
@@ -12,8 +12,14 @@ import { deliveriesOfSubmission } from './deliveries.js';
 import { driftOfSubmission } from './drift.js';
 import { fileLinkKey, linkProblem } from './file-links.js';
 import { getFormRow } from './forms.js';
+import { searchConditions } from './submission-search.js';
 
-export type SubmissionRow = typeof submissions.$inferSelect;
+export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
+
+/** Every column but search_text: the database's own (for `q`), as large as data, never presented. */
+const { searchText: _searchText, ...submissionColumns } = getTableColumns(submissions);
+
+export { submissionColumns };
 export type AttachmentRow = typeof attachments.$inferSelect;
 type SubmissionStatus = 'received' | 'quarantined' | 'spam';
 type QuarantineReason = 'schema_violation' | 'rate_limited' | 'origin_rejected' | 'turnstile_failed' | 'over_quota';
@@ -58,20 +64,18 @@ export type SubmissionFilter = {
   /** ISO timestamps on received_at: since inclusive, until exclusive. */
   since?: string;
   until?: string;
+  /** Words that must all occur in the data's values or the id (see submission-search). */
+  q?: string;
+  /** An address held by any field (data-subject lookup). */
+  email?: string;
 };
 
 /** Submissions of the caller's organization, newest first, each with a summary of its files. */
 export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filter: SubmissionFilter) {
-  const conds = [eq(submissions.orgId, actor.orgId), page.after(submissions.id)];
-  if (filter.form_id) conds.push(eq(submissions.formId, filter.form_id));
-  if (filter.status) conds.push(eq(submissions.status, filter.status));
-  if (filter.test) conds.push(eq(submissions.test, filter.test === 'true'));
-  if (filter.since) conds.push(gte(submissions.receivedAt, new Date(filter.since)));
-  if (filter.until) conds.push(lt(submissions.receivedAt, new Date(filter.until)));
   const rows = await deps.database.db
-    .select()
+    .select(submissionColumns)
     .from(submissions)
-    .where(and(...conds))
+    .where(and(page.after(submissions.id), ...filterConditions(actor.orgId, filter)))
     .orderBy(desc(submissions.id))
     .limit(page.limit + 1);
   const withFiles = rows.slice(0, page.limit).filter((r) => mayHaveFiles(r.meta));
@@ -84,6 +88,18 @@ export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filt
     ...presentSubmission(r),
     attachments: (files.get(r.id) ?? []).map(attachmentSummary),
   }));
+}
+
+/** The list's filters as conditions on one organization's submissions (the list and the export). */
+export function filterConditions(orgId: string, filter: SubmissionFilter): (SQL | undefined)[] {
+  const conds: (SQL | undefined)[] = [eq(submissions.orgId, orgId)];
+  if (filter.form_id) conds.push(eq(submissions.formId, filter.form_id));
+  if (filter.status) conds.push(eq(submissions.status, filter.status));
+  if (filter.test) conds.push(eq(submissions.test, filter.test === 'true'));
+  if (filter.since) conds.push(gte(submissions.receivedAt, new Date(filter.since)));
+  if (filter.until) conds.push(lt(submissions.receivedAt, new Date(filter.until)));
+  conds.push(...searchConditions(filter));
+  return conds;
 }
 
 /** One form's submissions; another organization's form is 404 rather than an empty list. */
@@ -100,7 +116,7 @@ export async function listFormSubmissions(
 
 export async function getSubmissionRow(db: Db, orgId: string, id: string): Promise<SubmissionRow> {
   const [row] = await db
-    .select()
+    .select(submissionColumns)
     .from(submissions)
     .where(and(eq(submissions.id, id), eq(submissions.orgId, orgId)))
     .limit(1);

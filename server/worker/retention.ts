@@ -30,7 +30,8 @@ function retentionSql(deps: Deps, now: string) {
 
 /**
  * Deletes what an organization's plan no longer keeps: submissions received more than the plan's
- * `retention_days` ago (null keeps forever), with their attachment rows and stored files and their
+ * `retention_days` ago (null keeps forever), or than their form's `settings.retention_days` when
+ * that is shorter, with their attachment rows and stored files and their
  * deliveries. A submission with a delivery still to send (pending, failed, sending or held) is kept
  * until that delivery is over. Digest deliveries past retention (their payload copies submission
  * data) go too. Bounded per run; what is left waits for the next run.
@@ -58,7 +59,12 @@ export async function applyRetention(deps: Deps): Promise<RetentionResult> {
     where lim.days is not null
     limit ${RETENTION_BATCH}`);
   const byOrg = new Map<string, string[]>();
-  for (const c of candidates) byOrg.set(c.org_id, [...(byOrg.get(c.org_id) ?? []), c.id]);
+  const ids = new Set<string>();
+  for (const c of [...candidates, ...(await formCandidates(deps, now, finished))]) {
+    if (ids.has(c.id)) continue;
+    ids.add(c.id);
+    byOrg.set(c.org_id, [...(byOrg.get(c.org_id) ?? []), c.id]);
+  }
   const total: RetentionResult = { submissions: 0, attachments: 0, deliveries: 0 };
   for (const [orgId, ids] of byOrg) {
     const r = await deleteSubmissions(deps, orgId, ids);
@@ -69,6 +75,28 @@ export async function applyRetention(deps: Deps): Promise<RetentionResult> {
   total.deliveries += await deleteOldDigests(deps, limits, joinOrg, cutoff, finished);
   if (total.submissions || total.deliveries) deps.log.info(total, 'retention deleted expired data');
   return total;
+}
+
+/**
+ * Submissions past their form's own `settings.retention_days`. The plan's retention is applied by
+ * the organization pass above, so together each submission goes after the shorter of the two (a
+ * plan that keeps forever leaves the form's). Oldest first through submissions_form (ids grow with
+ * time), so each form's probe stops at its first young row.
+ */
+async function formCandidates(deps: Deps, now: string, finished: SQL) {
+  return deps.database.rows<{ id: string; org_id: string }>(sql`
+    select s.id, s.org_id from forms f
+    cross join lateral (
+      select s.id, s.org_id from submissions s
+      where s.form_id = f.id
+        and s.received_at < ${now}::timestamptz - make_interval(days => greatest(1, floor((f.settings->>'retention_days')::numeric))::int)
+        and not exists (
+          select 1 from deliveries d where d.submission_id = s.id and d.status not in (${finished}))
+      order by s.id
+      limit ${RETENTION_BATCH}
+    ) s
+    where jsonb_typeof(f.settings->'retention_days') = 'number'
+    limit ${RETENTION_BATCH}`);
 }
 
 /**

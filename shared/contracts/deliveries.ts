@@ -5,7 +5,7 @@ import { errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './co
  * job makes it `pending` (due at once) when the organization's plan allows again.
  */
 export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped', 'held'] as const;
-export const SKIP_REASONS = ['window', 'quality'] as const;
+export const SKIP_REASONS = ['window', 'quality', 'erased'] as const;
 
 export const DeliveryResult = z
   .object({

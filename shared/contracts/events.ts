@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'stream.schema.changed',
   'drift.detected',
   'destination.failing',
+  'submissions.erased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

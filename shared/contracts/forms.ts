@@ -24,6 +24,9 @@ export const FormSettings = z
     redirect_url: z.url().max(2000).nullable().optional(),
     reply_to_field: z.string().min(1).max(100).nullable().optional(),
     challenge: Challenge.nullable().optional(),
+    retention_days: z.number().int().min(1).max(36_500).nullable().optional().meta({
+      description: 'delete this form’s submissions after this many days (the plan’s retention wins when shorter)',
+    }),
   })
   .meta({ id: 'FormSettings' });
 

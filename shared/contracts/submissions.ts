@@ -78,6 +78,9 @@ const IsoTime = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
   .meta({ description: 'ISO 8601 timestamp (or date, meaning its 00:00 UTC)', example: '2026-01-01T00:00:00Z' });
 
+/** An address as a person typed it: surrounding spaces dropped, compared case-insensitively. */
+const Address = z.string().trim().max(320).pipe(z.email()).meta({ example: 'ada@example.com' });
+
 const filters = {
   status: z.enum(SUBMISSION_STATUSES).optional(),
   test: z.enum(['true', 'false']).optional().meta({
@@ -85,11 +88,23 @@ const filters = {
   }),
   since: IsoTime.optional().meta({ description: 'received at or after this time' }),
   until: IsoTime.optional().meta({ description: 'received before this time' }),
+  q: z
+    .string()
+    .max(1000)
+    .optional()
+    .meta({
+      description:
+        'search: every word (letters and digits) must occur, case-insensitively, in a data value ' +
+        '(strings at any depth, numbers as written) or the id',
+    }),
 };
 
 export const SubmissionListQuery = ListQuery.extend({
   form_id: z.string().optional(),
   ...filters,
+  email: Address.optional().meta({
+    description: 'data-subject lookup: submissions holding this address in any field (case-insensitive, trimmed)',
+  }),
 });
 
 export const FormSubmissionListQuery = ListQuery.extend(filters);
@@ -114,6 +129,30 @@ const FileLinkQuery = z.object({
   expires: z.string().max(20).meta({ description: 'unix seconds after which the link stops working' }),
   signature: z.string().max(100).meta({ description: 'HMAC of the file id and expires, made by the server' }),
 });
+
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
+
+export const ExportQuery = z.object({
+  format: z.enum(EXPORT_FORMATS).meta({ description: 'csv (UTF-8 with BOM, for spreadsheets) or ndjson' }),
+  ...filters,
+});
+
+export const EraseBody = z
+  .strictObject({
+    email: Address,
+    form_id: z.string().optional().meta({ description: 'only this form’s submissions (default: every form)' }),
+    dry_run: z.boolean().optional().meta({ description: 'true: count only, delete nothing' }),
+  })
+  .meta({ id: 'EraseBody' });
+
+export const EraseResult = z
+  .object({
+    matched: z.number().int().meta({ description: 'submissions holding the address' }),
+    deleted: z.number().int().meta({ description: 'submissions deleted (0 in a dry run)' }),
+    files_deleted: z.number().int().meta({ description: 'attachments deleted with them' }),
+    dry_run: z.boolean(),
+  })
+  .meta({ id: 'EraseResult' });
 
 const tags = ['submissions'];
 const listErrors = errors('unauthorized', 'forbidden', 'validation_failed');
@@ -166,6 +205,41 @@ export const submissionOps = {
     responses: {
       200: json(SubmissionDetail),
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
+    },
+  }),
+  export: op('read', {
+    method: 'get',
+    path: '/v1/forms/{id}/submissions/export',
+    operationId: 'forms_export',
+    tags,
+    summary:
+      'Export a form’s submissions (filters as in the list) as CSV or NDJSON, streamed newest first; ' +
+      'CSV: id, status, quarantine_reason, received_at, test, then one column per data field and per file field',
+    request: { params: IdParam, query: ExportQuery },
+    responses: {
+      200: {
+        description: 'The export, as a download (Content-Disposition)',
+        content: {
+          'text/csv': { schema: z.string() },
+          'application/x-ndjson': { schema: z.string() },
+        },
+      },
+      ...errors('unauthorized', 'forbidden', 'validation_failed', 'not_found'),
+    },
+  }),
+  erase: op('manage', {
+    method: 'post',
+    path: '/v1/submissions/erase',
+    operationId: 'submissions_erase',
+    tags,
+    summary:
+      'Data-subject erasure: delete every submission holding an address (any field, any form, or form_id), ' +
+      'with its files and its deliveries’ payloads; dry_run only counts. Records a submissions.erased event ' +
+      'with the count and a hash of the address',
+    request: { body: body(EraseBody) },
+    responses: {
+      200: json(EraseResult),
+      ...errors('unauthorized', 'forbidden', 'validation_failed', 'not_found', 'idempotency_conflict'),
     },
   }),
   attachment: op('read', {

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, killServer, startServer } from '../helpers/process.js';
 import { startReceiver, until } from '../helpers/receiver.js';
@@ -183,6 +184,26 @@ describe('formsvc CLI against a running server', () => {
     expect(help.stdout).toContain('formsvc forms get <fm_…>');
     expect(submitHelp.stdout).toContain('formsvc submit <fm_…>');
     expect(`${help.stdout}${submitHelp.stdout}`).not.toMatch(/frm_/);
+  }, 60_000);
+
+  it('forms export streams the CSV or NDJSON to stdout; an unknown form fails with the API’s error', async () => {
+    const csv = await cli(['forms', 'export', formId, '--format', 'csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.charCodeAt(0)).toBe(0xfeff);
+    const records: Record<string, string>[] = parse(csv.stdout, { bom: true, columns: true });
+    const ada = records.find((r) => r.email === 'ada@example.com');
+    expect(ada).toMatchObject({ status: 'received', message: 'Hi' });
+    expect(ada?.doc_url).toMatch(new RegExp(`^${base}/v1/submissions/${ada?.id}/attachments/fl_`));
+    const nd = await cli(['forms', 'export', formId, '--format', 'ndjson', '--q', 'ada']);
+    expect(nd.code, nd.stderr).toBe(0);
+    const lines = nd.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.id)).toEqual([ada?.id]);
+    const missing = await cli(['forms', 'export', 'fm_nope', '--format', 'csv']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('not_found');
   }, 60_000);
 
   it('fails clearly: wrong key, unreachable server, an HTML server, a wrong flag type, a missing file', async () => {

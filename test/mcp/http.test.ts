@@ -64,6 +64,30 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     expect(listed.structuredContent.data.map((f: any) => f.id)).toContain(created.structuredContent.id);
   });
 
+  it('forms_export answers the first rows and the download command, never the whole export', async () => {
+    const c = await connect(read);
+    const form = await t.api('POST', '/v1/forms', manage, { json: { name: 'Export me' } });
+    for (let i = 0; i < 8; i += 1) {
+      expect(
+        (await t.request('POST', `/s/${form.json.id}`, { json: { n: i, note: i % 2 ? 'odd' : 'even' } })).status,
+      ).toBe(200);
+    }
+    const r: any = await c.callTool({ name: 'forms_export', arguments: { id: form.json.id, format: 'csv', q: 'odd' } });
+    expect(r.isError).toBeFalsy();
+    const out = r.structuredContent;
+    expect(out.first_rows).toHaveLength(4);
+    expect(out.first_rows.every((s: any) => s.data.note === 'odd')).toBe(true);
+    expect(out.download.cli).toBe(`formsvc forms export ${form.json.id} --format csv --q odd > ${form.json.id}.csv`);
+    expect(out.download.url).toBe(`http://127.0.0.1:8787/v1/forms/${form.json.id}/submissions/export?format=csv&q=odd`);
+    expect(r.content[0].text).toContain(out.download.cli);
+    const all: any = await c.callTool({ name: 'forms_export', arguments: { id: form.json.id, format: 'ndjson' } });
+    expect(all.structuredContent.first_rows).toHaveLength(5);
+    expect(all.structuredContent.more).toBe(true);
+    const missing: any = await c.callTool({ name: 'forms_export', arguments: { id: 'fm_nothing', format: 'csv' } });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent.error.code).toBe('not_found');
+  });
+
   it('answers API errors as isError results with the code, message and hint', async () => {
     const c = await connect(manage);
     const missing: any = await c.callTool({ name: 'deliveries_get', arguments: { id: 'dl_nothing' } });
