@@ -2,14 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
-import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import { isConnectionLost } from './errors.js';
 import * as schema from './schema.js';
 
@@ -35,8 +29,16 @@ export interface Database {
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 const MIGRATION_LOCK = 7_271_001;
 
+// Each driver is imported when its database is opened: a server on PostgreSQL never loads PGlite,
+// and one on PGlite never loads postgres.js.
+
 /** Opens PostgreSQL at `url`, applying migrations under an advisory lock (several processes may start at once). */
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
+  const [{ default: postgres }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js'),
+    import('drizzle-orm/postgres-js/migrator'),
+  ]);
   // One connection holds the advisory lock for the whole migration, so concurrent starts wait.
   const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
@@ -128,6 +130,11 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     release = await takeLock(dataDir);
   }
   try {
+    const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
     const client = dataDir ? new PGlite(path.join(dataDir, 'pg')) : new PGlite();
     await client.waitReady;
     const db = drizzlePglite(client, { schema }) as unknown as Db;

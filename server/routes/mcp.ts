@@ -1,8 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { McpContext } from '../../mcp/context.js';
-import { buildMcpServer } from '../../mcp/server.js';
 import { mcpOps } from '../../shared/contracts/mcp.js';
 import { authorize, hasScope } from '../http/auth.js';
 import type { Actor, AppEnv, Ctx } from '../http/context.js';
@@ -10,6 +8,24 @@ import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 
 const MCP_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The MCP SDK and the tool table (about 7 MB with the SDK's own zod) load with the first /mcp
+ * request, not at start: most servers never get one.
+ */
+let mcpModules: Promise<
+  [typeof import('../../mcp/server.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]
+> | null = null;
+const loadMcp = () => {
+  mcpModules ??= Promise.all([
+    import('../../mcp/server.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]);
+  mcpModules.catch(() => {
+    mcpModules = null; // a failed load is tried again by the next request
+  });
+  return mcpModules;
+};
 
 /** Headers of the outer request that the in-process API calls carry too (client IP, request id). */
 function forwarded(c: Ctx): Record<string, string> {
@@ -69,6 +85,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     };
 
     // Stateless JSON answers: every answer is complete when handleRequest resolves.
+    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
     const server = buildMcpServer(ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
