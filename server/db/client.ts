@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { isConnectionLost } from './errors.js';
+import { isEmptyCluster, seedFile } from './pglite-seed.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -26,7 +28,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+export const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+/** Where the package keeps the pre-made embedded database (pglite-seed.ts): beside the migrations. */
+export const SEED_DIR = path.join(MIGRATIONS, '..', 'pglite-seed');
 const MIGRATION_LOCK = 7_271_001;
 
 // Each driver is imported when its database is opened: a server on PostgreSQL never loads PGlite,
@@ -122,8 +126,21 @@ function within(p: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([p.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-/** Opens embedded PGlite in dataDir (memory when dataDir is null) and applies migrations. */
-export async function openPglite(dataDir: string | null): Promise<Database> {
+/**
+ * Settings of embedded PostgreSQL that cost memory. PGlite's PostgreSQL zero-fills its shared memory
+ * when it starts (emscripten's mmap), and WebAssembly memory never shrinks, so every byte of
+ * shared_buffers is resident from the first second whether used or not: the default 128 MB was
+ * 135 MB of RSS and about a second of start. A page evicted from 16 MB of buffers is read back
+ * from the kernel's page cache (the data files are ordinary files), not from the disk.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * Opens embedded PGlite in dataDir (memory when dataDir is null) and applies migrations. An empty
+ * dataDir starts from the package's seed when there is one for this PGlite (no initdb), else from
+ * initdb.
+ */
+export async function openPglite(dataDir: string | null, opts: { seedDir?: string } = {}): Promise<Database> {
   let release = () => {};
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -135,7 +152,14 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       import('drizzle-orm/pglite'),
       import('drizzle-orm/pglite/migrator'),
     ]);
-    const client = dataDir ? new PGlite(path.join(dataDir, 'pg')) : new PGlite();
+    const options: PGliteOptions = {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+    };
+    const pgDir = dataDir ? path.join(dataDir, 'pg') : null;
+    const seed = seedFile(opts.seedDir ?? SEED_DIR);
+    if ((!pgDir || isEmptyCluster(pgDir)) && fs.existsSync(seed))
+      options.loadDataDir = new Blob([fs.readFileSync(seed)]);
+    const client = pgDir ? new PGlite(pgDir, options) : new PGlite(options);
     await client.waitReady;
     const db = drizzlePglite(client, { schema }) as unknown as Db;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
