@@ -6,7 +6,7 @@ import type { PGliteOptions } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { isConnectionLost } from './errors.js';
-import { isEmptyCluster, seedFile } from './pglite-seed.js';
+import { isEmptyDir, seedFile, unpackSeed } from './pglite-seed.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -157,8 +157,11 @@ export async function openPglite(dataDir: string | null, opts: { seedDir?: strin
     };
     const pgDir = dataDir ? path.join(dataDir, 'pg') : null;
     const seed = seedFile(opts.seedDir ?? SEED_DIR);
-    if ((!pgDir || isEmptyCluster(pgDir)) && fs.existsSync(seed))
-      options.loadDataDir = new Blob([fs.readFileSync(seed)]);
+    if (fs.existsSync(seed)) {
+      // In memory (tests) PGlite unpacks it; on disk the server does, without PGlite's buffers.
+      if (!pgDir) options.loadDataDir = new Blob([fs.readFileSync(seed)]);
+      else if (isEmptyDir(pgDir)) unpackSeed(seed, pgDir);
+    }
     const client = pgDir ? new PGlite(pgDir, options) : new PGlite(options);
     await client.waitReady;
     const db = drizzlePglite(client, { schema }) as unknown as Db;
