@@ -133,9 +133,21 @@ export class Service {
     });
   }
 
-  /** The processes serving: everything `npm start` started, npm itself aside (empty when not running). */
+  private tree: { at: number; root: number | undefined; pids: number[] } | null = null;
+
+  /**
+   * The processes serving: everything `npm start` started, npm itself aside (empty when not
+   * running). Walking /proc reads every process of the machine, so the list is kept for 2 s: the
+   * RSS sampler asks ten times a second, and a walk each time cost the bench (which runs the
+   * webhook receiver, on the same cores) as much CPU again.
+   */
   pids(): number[] {
-    return descendants(this.proc?.child.pid, false).map((p) => p.pid);
+    const root = this.proc?.child.pid;
+    const now = Date.now();
+    if (!this.tree || this.tree.root !== root || now - this.tree.at > 2000) {
+      this.tree = { at: now, root, pids: descendants(root, false).map((p) => p.pid) };
+    }
+    return this.tree.pids;
   }
 
   /** Those processes with their command names, for the report. */
