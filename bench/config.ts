@@ -1,6 +1,6 @@
 /** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
 
-export const PARTS = ['intake', 'baseline', 'e2e', 'drain'] as const;
+export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchConfig {
@@ -25,6 +25,10 @@ export interface BenchConfig {
   settleTimeoutS: number;
   /** false: the intake part runs the service with WORKER=false (intake alone; no webhook is awaited) */
   intakeWorker: boolean;
+  /** restarts timed in the start part (its start_ms is their median) */
+  starts: number;
+  /** seconds after the last start before the boot RSS is read */
+  bootWaitS: number;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
@@ -65,13 +69,17 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     drainTimeoutS: num(env, 'BENCH_DRAIN_TIMEOUT_S', 300),
     settleTimeoutS: num(env, 'BENCH_SETTLE_TIMEOUT_S', 180),
     intakeWorker: env.BENCH_INTAKE_WORKER !== 'false',
+    starts: Math.round(num(env, 'BENCH_STARTS', 3)),
+    bootWaitS: num(env, 'BENCH_BOOT_WAIT_S', 30, 0),
   };
 }
 
 export const USAGE = `Settings (environment):
   DATABASE_URL            postgres://… to bench against PostgreSQL (a fresh database per part, dropped at the end);
                           unset: embedded PGlite (a temp DATA_DIR per part)
-  BENCH_ONLY              comma list of parts: ${PARTS.join(',')} (default: all)
+  BENCH_ONLY              comma list of parts: ${PARTS.join(',')} (default: all); start alone takes about a minute
+  BENCH_STARTS            restarts timed in the start part, start_ms is their median (default 3)
+  BENCH_BOOT_WAIT_S       seconds after the last start before rss_boot_mb is read (default 30)
   BENCH_DURATION_S        seconds per intake run (default 10); also scales the e2e run to twice this
   BENCH_WARMUP_S          warm-up seconds before the intake runs (default 3)
   BENCH_CONNECTIONS       intake connections (default 50)
@@ -82,7 +90,7 @@ export const USAGE = `Settings (environment):
   BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
   BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
                           (not the benchmark's figure: the service delivers as it takes submissions)
-  BENCH_PROFILE_DIR       the service processes write V8 CPU profiles (.cpuprofile) there when they stop`;
+  BENCH_PROFILE_DIR       the node processes of npm start write V8 CPU profiles (.cpuprofile) there when they stop`;
 
 /** A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same object. */
 export function submissionBody(extra: Record<string, unknown> = {}): string {

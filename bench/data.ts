@@ -13,7 +13,7 @@ import { openPglite } from '../server/db/client.js';
 import { http, onboardOver } from '../test/helpers/process.js';
 import { startSmtpSink } from '../test/helpers/smtp.js';
 import { type BenchConfig, loadBenchConfig } from './config.js';
-import { type Cleanups, cleanups, nowMs, progress, rssMb, rssSampler } from './proc.js';
+import { type Cleanups, cleanups, nowMs, progress, rssOf, rssSampler } from './proc.js';
 import { openRoot, openStore, type Root, Service } from './service.js';
 import { fmt, median, percentile, table } from './stats.js';
 
@@ -121,8 +121,8 @@ async function searchPhase(svc: Service, ids: Ids, rows: number) {
 
 /** The whole CSV export, read as fast as this process takes it; the server's RSS sampled throughout. */
 async function exportPhase(svc: Service, ids: Ids): Promise<DataResult['export']> {
-  const rssBeforeMb = rssMb(svc.pid) ?? Number.NaN;
-  const sampler = rssSampler(svc.pid, 50);
+  const rssBeforeMb = rssOf(svc.pids()) ?? Number.NaN;
+  const sampler = rssSampler(() => svc.pids(), 50);
   const t0 = nowMs();
   const res = await fetch(`${svc.base}/v1/forms/${ids.formId}/submissions/export?format=csv`, {
     headers: { authorization: `Bearer ${ids.key}` },

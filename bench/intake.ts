@@ -7,7 +7,7 @@ import {
   type CpuSpent,
   cpuMeter,
   progress,
-  rssMb,
+  rssOf,
   rssSampler,
   sleep,
   spawnTs,
@@ -204,7 +204,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   let rssIdleMb: number | null = null;
   if (svc) {
     await sleep(2000);
-    rssIdleMb = rssMb(svc.pid);
+    rssIdleMb = rssOf(svc.pids());
   }
 
   const runs: RunRow[] = [];
@@ -222,8 +222,8 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
       }
       await quiet(ctx, `service run ${pair}`);
       progress(`pair ${pair}/${cfg.pairs}: service ${cfg.durationS} s`);
-      const sampler = rssSampler(svc.pid);
-      const meter = cpuMeter(svc.pid, ctx.store.kind === 'postgres');
+      const sampler = rssSampler(() => svc.pids());
+      const meter = cpuMeter(() => svc.pids(), ctx.store.kind === 'postgres');
       const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.durationS));
       const cpu = meter.stop();
       const rssMaxMb = sampler.stop();
@@ -269,7 +269,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
       }
       await quiet(ctx, `baseline run ${pair}`);
       progress(`pair ${pair}/${cfg.pairs}: baseline ${cfg.durationS} s`);
-      const meter = cpuMeter(baseline.pid, ctx.store.kind === 'postgres');
+      const meter = cpuMeter(() => (baseline.pid ? [baseline.pid] : []), ctx.store.kind === 'postgres');
       const r = await runCannon(job(`${baseline.base}/s/${key}`, cfg.durationS));
       const cpu = meter.stop();
       describeErrors(`baseline run ${pair}`, r, ctx);

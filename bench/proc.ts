@@ -48,16 +48,14 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/**
- * A TypeScript entry point as `node --import tsx <script>`: the child's pid is the node process
- * itself (no wrapper), in a process group of its own so that a kill takes everything it started.
- */
-export function spawnTs(
-  script: string,
+/** A child in a process group of its own (so that a kill takes everything it started), its output kept in a Tail. */
+function spawnChild(
+  cmd: string,
+  args: string[],
   env: Record<string, string>,
-  opts: { keepStdout?: boolean; nodeArgs?: string[] } = {},
+  opts: { keepStdout?: boolean } = {},
 ): Child {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], {
+  const child = spawn(cmd, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -84,6 +82,31 @@ export function spawnTs(
   return { child, tail, stdout: () => Buffer.concat(out).toString('utf8'), exited };
 }
 
+/**
+ * A TypeScript entry point as `node --import tsx <script>`: the child's pid is the node process
+ * itself (no wrapper), in a process group of its own so that a kill takes everything it started.
+ */
+export function spawnTs(
+  script: string,
+  env: Record<string, string>,
+  opts: { keepStdout?: boolean; nodeArgs?: string[] } = {},
+): Child {
+  return spawnChild(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], env, opts);
+}
+
+/** `node <args>` (a JavaScript entry point as installed, e.g. bin/formsvc.js), its stdout kept. */
+export function spawnNode(args: string[], env: Record<string, string>): Child {
+  return spawnChild(process.execPath, args, env, { keepStdout: true });
+}
+
+/**
+ * `npm start` exactly as a user runs it, whatever the script is at the moment (tsx or compiled
+ * JavaScript); the child's pid is npm's, and the server is one of its descendants.
+ */
+export function spawnNpmStart(env: Record<string, string>): Child {
+  return spawnChild('npm', ['start', '--silent'], env);
+}
+
 const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 
 /** SIGTERM (a graceful stop), then SIGKILL to the group if it has not exited within graceMs. */
@@ -101,6 +124,36 @@ export async function stopChild(c: Child, graceMs = 15_000): Promise<'graceful' 
     return 'killed';
   }
   return 'graceful';
+}
+
+/**
+ * A graceful stop of a child and everything it started (`npm start`'s tree): SIGTERM to its process
+ * group, as a service manager stops a service, then waits until every process of the tree has exited;
+ * SIGKILL to the group after graceMs. Waiting for the whole tree matters: npm may exit before the
+ * server has closed its database, and the next start on the same DATA_DIR must find it closed.
+ */
+export async function stopTree(c: Child, graceMs = 15_000): Promise<'graceful' | 'killed'> {
+  const pids = descendants(c.child.pid).map((p) => p.pid);
+  if (!pids.length) return 'graceful';
+  try {
+    if (c.child.pid) process.kill(-c.child.pid, 'SIGTERM');
+  } catch {}
+  const gone = await waitFor(() => descendantsAlive(pids) === 0, graceMs, 20);
+  killGroup(c.child);
+  await c.exited;
+  return gone ? 'graceful' : 'killed';
+}
+
+/** How many of these processes are still running (not exited, not a zombie). */
+function descendantsAlive(pids: number[]): number {
+  let n = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') n += 1;
+    } catch {}
+  }
+  return n;
 }
 
 /** SIGKILL to the child's group and wait until it is gone. */
@@ -124,11 +177,65 @@ export function rssMb(pid: number | undefined): number | null {
   }
 }
 
-/** Samples a process's RSS every intervalMs while running; `stop()` returns the largest value seen. */
-export function rssSampler(pid: number | undefined, intervalMs = 100) {
+/** Parent pid and command name of every process of the machine, from /proc/<pid>/stat. */
+function processTable(): { pid: number; ppid: number; comm: string }[] {
+  const out: { pid: number; ppid: number; comm: string }[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (f[0] === 'Z') continue; // exited, not yet reaped: holds no memory
+      out.push({
+        pid: Number(entry),
+        ppid: Number(f[1]),
+        comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      });
+    } catch {}
+  }
+  return out;
+}
+
+/**
+ * The live processes `root` started, at any depth (the root itself included unless `withRoot` is
+ * false): for `npm start`, the shell, a tsx parent, the server and the helpers it runs, without npm.
+ */
+export function descendants(root: number | undefined, withRoot = true): { pid: number; comm: string }[] {
+  if (!root) return [];
+  const table = processTable();
+  const children = new Map<number, { pid: number; comm: string }[]>();
+  for (const p of table) {
+    const list = children.get(p.ppid) ?? [];
+    list.push(p);
+    children.set(p.ppid, list);
+  }
+  const self = table.find((p) => p.pid === root);
+  const out: { pid: number; comm: string }[] = withRoot && self ? [self] : [];
+  const queue = [root];
+  while (queue.length) {
+    for (const c of children.get(queue.shift() as number) ?? []) {
+      out.push(c);
+      queue.push(c.pid);
+    }
+  }
+  return out;
+}
+
+/** RSS in MB summed over processes (null when none could be read). */
+export function rssOf(pids: number[]): number | null {
+  let sum: number | null = null;
+  for (const pid of pids) {
+    const v = rssMb(pid);
+    if (v !== null) sum = (sum ?? 0) + v;
+  }
+  return sum;
+}
+
+/** Samples the summed RSS of `pids()` every intervalMs while running; `stop()` returns the largest sum seen. */
+export function rssSampler(pids: () => number[], intervalMs = 100) {
   let max: number | null = null;
   const take = () => {
-    const v = rssMb(pid);
+    const v = rssOf(pids());
     if (v !== null && (max === null || v > max)) max = v;
   };
   take();
@@ -203,7 +310,7 @@ function cpuOfNamed(name: string): number {
 }
 
 export interface CpuSpent {
-  /** the server process measured (service or baseline) */
+  /** the server measured (service or baseline): every process of its tree, npm aside */
   server: number | null;
   /** all `postgres` processes of this machine (null when the store is embedded PGlite) */
   postgres: number | null;
@@ -212,13 +319,15 @@ export interface CpuSpent {
 }
 
 /**
- * CPU time spent during a run, in ms, from /proc (Linux): by the server process, by the local
+ * CPU time spent during a run, in ms, from /proc (Linux): by the server's processes, by the local
  * PostgreSQL server's processes (backends that end during the run are not counted) and by the bench
  * process itself, which runs the webhook receiver. Null figures where /proc cannot tell.
  */
-export function cpuMeter(pid: number | undefined, withPostgres: boolean) {
+export function cpuMeter(pids: () => number[], withPostgres: boolean) {
+  // Per pid, so that a process of the tree that starts or ends during the run adds only what it spent meanwhile.
+  const serverOf = (list: number[]) => new Map(list.map((p) => [p, cpuOf(p) ?? 0]));
+  const first = serverOf(pids());
   const read = () => ({
-    server: pid ? cpuOf(pid) : null,
     postgres: withPostgres ? cpuOfNamed('postgres') : null,
     bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
   });
@@ -227,8 +336,11 @@ export function cpuMeter(pid: number | undefined, withPostgres: boolean) {
     stop(): CpuSpent {
       const end = read();
       const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
+      const last = serverOf(pids());
+      let server: number | null = first.size || last.size ? 0 : null;
+      for (const [pid, ms] of last) server = (server ?? 0) + ms - (first.get(pid) ?? 0);
       return {
-        server: diff(start.server, end.server),
+        server,
         postgres: diff(start.postgres, end.postgres),
         bench: end.bench - start.bench,
       };

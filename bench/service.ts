@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { freePort, healthy, http, loopbackServerEnv, onboardOver } from '../test/helpers/process.js';
 import type { startSmtpSink } from '../test/helpers/smtp.js';
 import type { BenchConfig } from './config.js';
-import { type Child, type Cleanups, killChild, nowMs, progress, spawnTs, stopChild } from './proc.js';
+import { type Child, type Cleanups, descendants, killChild, nowMs, progress, spawnNpmStart, stopTree } from './proc.js';
 
 type Smtp = Awaited<ReturnType<typeof startSmtpSink>>;
 
@@ -108,8 +108,9 @@ export async function openStore(root: Root, part: string, clean: Cleanups): Prom
 }
 
 /**
- * The service as `npm start` runs it (server/main.ts through tsx), but started as
- * `node --import tsx server/main.ts` so that the pid is the serving node process itself.
+ * The service as `npm start` runs it, whatever `npm start` is at the moment (server/main.ts through
+ * tsx, or compiled JavaScript). Its figures (RSS, CPU) cover every process npm starts for it, npm's
+ * own process aside: the shell, a tsx parent and the helpers it runs count with the server.
  */
 export class Service {
   private proc: Child | null = null;
@@ -132,18 +133,39 @@ export class Service {
     });
   }
 
-  get pid() {
-    return this.proc?.child.pid;
+  private tree: { at: number; root: number | undefined; pids: number[] } | null = null;
+
+  /**
+   * The processes serving: everything `npm start` started, npm itself aside (empty when not
+   * running). Walking /proc reads every process of the machine, so the list is kept for 2 s: the
+   * RSS sampler asks ten times a second, and a walk each time cost the bench (which runs the
+   * webhook receiver, on the same cores) as much CPU again.
+   */
+  pids(): number[] {
+    const root = this.proc?.child.pid;
+    const now = Date.now();
+    if (!this.tree || this.tree.root !== root || now - this.tree.at > 2000) {
+      this.tree = { at: now, root, pids: descendants(root, false).map((p) => p.pid) };
+    }
+    return this.tree.pids;
+  }
+
+  /** Those processes with their command names, for the report. */
+  processes() {
+    return descendants(this.proc?.child.pid, false);
   }
 
   /** Starts the process and waits for /healthz; returns the spawn time (nowMs). */
   async start(worker: boolean): Promise<{ spawnedAt: number; healthyAt: number }> {
     if (this.proc) throw new Error('service already running');
     const spawnedAt = nowMs();
-    // BENCH_PROFILE_DIR: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
+    // BENCH_PROFILE_DIR: every node process of the tree (npm's too) writes a V8 CPU profile there
+    // when it stops (node --cpu-prof); the server's is the largest.
     const dir = process.env.BENCH_PROFILE_DIR;
-    const nodeArgs = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
-    const p = spawnTs('server/main.ts', { ...this.env, WORKER: String(worker) }, { nodeArgs });
+    const profile: Record<string, string> = dir
+      ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim() }
+      : {};
+    const p = spawnNpmStart({ ...this.env, ...profile, WORKER: String(worker) });
     this.proc = p;
     const exited = p.exited.then(({ code, signal }) => {
       throw new Error(`service exited during start-up (${code ?? signal}):\n${p.tail.text()}`);
@@ -167,7 +189,7 @@ export class Service {
     if (!this.proc) return;
     const p = this.proc;
     this.proc = null;
-    const how = await stopChild(p, 15_000);
+    const how = await stopTree(p, 15_000);
     if (how === 'killed') progress('service did not stop within 15 s of SIGTERM; killed');
   }
 

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config, MailTransport } from './config.js';
 
 export interface MailMessage {
@@ -32,18 +32,26 @@ export function createMailer(
 ): Mailer {
   const from = config.mailFrom;
   if (config.mailTransport === 'smtp') {
-    if (!config.smtpUrl) throw new Error('MAIL_TRANSPORT=smtp needs SMTP_URL');
-    const transporter = nodemailer.createTransport({
-      url: config.smtpUrl,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    } as Parameters<typeof nodemailer.createTransport>[0]);
+    const smtpUrl = config.smtpUrl;
+    if (!smtpUrl) throw new Error('MAIL_TRANSPORT=smtp needs SMTP_URL');
+    // nodemailer (about 2 MB) is loaded with the first message: most processes send none for hours.
+    let transporter: Promise<Transporter> | null = null;
+    const open = () => {
+      transporter ??= import('nodemailer').then(({ default: nodemailer }) =>
+        nodemailer.createTransport({
+          url: smtpUrl,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 20_000,
+        } as Parameters<typeof nodemailer.createTransport>[0]),
+      );
+      return transporter;
+    };
     return {
       transport: 'smtp',
       async send(msg) {
         try {
-          const info = await transporter.sendMail({
+          const info = await (await open()).sendMail({
             from: withName(from, msg.fromName),
             to: msg.to,
             cc: msg.cc?.length ? msg.cc : undefined,
@@ -57,7 +65,7 @@ export function createMailer(
           return { ok: false, error: (err as Error).message };
         }
       },
-      close: () => transporter.close(),
+      close: () => void transporter?.then((t) => t.close()),
     };
   }
   if (config.mailTransport === 'console') {

@@ -1,17 +1,12 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
-import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { isConnectionLost } from './errors.js';
+import { isEmptyDir, seedFile, unpackSeed } from './pglite-seed.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -33,11 +28,21 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const MIGRATIONS = path.join(PACKAGE_ROOT, 'migrations');
+export const MIGRATIONS = path.join(PACKAGE_ROOT, 'migrations');
+/** Where the package keeps the pre-made embedded database (pglite-seed.ts): beside the migrations. */
+export const SEED_DIR = path.join(PACKAGE_ROOT, 'pglite-seed');
 const MIGRATION_LOCK = 7_271_001;
+
+// Each driver is imported when its database is opened: a server on PostgreSQL never loads PGlite,
+// and one on PGlite never loads postgres.js.
 
 /** Opens PostgreSQL at `url`, applying migrations under an advisory lock (several processes may start at once). */
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
+  const [{ default: postgres }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js'),
+    import('drizzle-orm/postgres-js/migrator'),
+  ]);
   // One connection holds the advisory lock for the whole migration, so concurrent starts wait.
   const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
@@ -121,17 +126,46 @@ function within(p: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([p.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-/** Opens embedded PGlite in dataDir (memory when dataDir is null) and applies migrations. */
-export async function openPglite(dataDir: string | null): Promise<Database> {
+/**
+ * Settings of embedded PostgreSQL that cost memory. PGlite's PostgreSQL zero-fills its shared memory
+ * when it starts (emscripten's mmap), and WebAssembly memory never shrinks, so every byte of
+ * shared_buffers is resident from the first second whether used or not: the default 128 MB was
+ * 135 MB of RSS and about a second of start. A page evicted from 16 MB of buffers is read back
+ * from the kernel's page cache (the data files are ordinary files), not from the disk.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * Opens embedded PGlite in dataDir (memory when dataDir is null) and applies migrations. An empty
+ * dataDir starts from the package's seed when there is one for this PGlite (no initdb), else from
+ * initdb.
+ */
+export async function openPglite(dataDir: string | null, opts: { seedDir?: string } = {}): Promise<Database> {
   let release = () => {};
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
     release = await takeLock(dataDir);
   }
   try {
-    // pg_trgm backs submission search (migration 0011); PGlite loads contrib extensions on request.
-    const extensions = { pg_trgm };
-    const client = dataDir ? new PGlite(path.join(dataDir, 'pg'), { extensions }) : new PGlite({ extensions });
+    const [{ PGlite }, { pg_trgm }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite/contrib/pg_trgm'),
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
+    const options: PGliteOptions = {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+      // pg_trgm backs submission search (migration 0011); PGlite loads contrib extensions on request.
+      extensions: { pg_trgm },
+    };
+    const pgDir = dataDir ? path.join(dataDir, 'pg') : null;
+    const seed = seedFile(opts.seedDir ?? SEED_DIR);
+    if (fs.existsSync(seed)) {
+      // In memory (tests) PGlite unpacks it; on disk the server does, without PGlite's buffers.
+      if (!pgDir) options.loadDataDir = new Blob([fs.readFileSync(seed)]);
+      else if (isEmptyDir(pgDir)) unpackSeed(seed, pgDir);
+    }
+    const client = pgDir ? new PGlite(pgDir, options) : new PGlite(options);
     await client.waitReady;
     const db = drizzlePglite(client, { schema }) as unknown as Db;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });

@@ -9,6 +9,24 @@ import { mount } from '../http/mount.js';
 
 const MCP_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * The MCP SDK and the tool table (about 7 MB with the SDK's own zod) load with the first /mcp
+ * request, not at start: most servers never get one.
+ */
+let mcpModules: Promise<
+  [typeof import('../../mcp/server.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]
+> | null = null;
+const loadMcp = () => {
+  mcpModules ??= Promise.all([
+    import('../../mcp/server.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]);
+  mcpModules.catch(() => {
+    mcpModules = null; // a failed load is tried again by the next request
+  });
+  return mcpModules;
+};
+
 /** Headers of the outer request that the in-process API calls carry too (client IP, request id). */
 function forwarded(c: Ctx): Record<string, string> {
   const edge = c.get('deps').config.clientIpHeader;
@@ -67,12 +85,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       },
     };
 
-    // The MCP SDK and the tools load on the first MCP request, not at server start.
-    const [{ WebStandardStreamableHTTPServerTransport }, { buildMcpServer }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-      import('../../mcp/server.js'),
-    ]);
     // Stateless JSON answers: every answer is complete when handleRequest resolves.
+    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
     const server = buildMcpServer(ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -1,5 +1,5 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { ApiError } from '../http/errors.js';
 import { PATTERN_BUDGET_MS, tenantRegExpEngine, withPatternBudget } from './patterns.js';
 
@@ -22,14 +22,24 @@ const CACHE_SIZE = 500;
 // loadSchema. addUsedSchema:false keeps a tenant's $id out of the shared registry; compileOrThrow
 // also drops whatever a compile registered, so one tenant's $id never resolves in another's schema.
 // Tenant patterns are guarded (patterns.ts): no visitor's value can make one hold the event loop.
-const ajv = new Ajv2020({
-  strict: false,
-  strictTuples: false,
-  allErrors: true,
-  addUsedSchema: false,
-  code: { regExp: tenantRegExpEngine },
-});
-addFormats.default(ajv);
+// ajv (about 2 MB) is required at the first compile, synchronously: a server whose forms publish
+// no schema never loads it.
+let shared: Ajv2020 | undefined;
+function ajvInstance(): Ajv2020 {
+  if (shared) return shared;
+  const require = createRequire(import.meta.url);
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
+  shared = new Ajv({
+    strict: false,
+    strictTuples: false,
+    allErrors: true,
+    addUsedSchema: false,
+    code: { regExp: tenantRegExpEngine },
+  });
+  addFormats.default(shared);
+  return shared;
+}
 
 const cache = new Map<string, ValidateFunction>();
 const JSON_TYPES = new Set<unknown>(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
@@ -90,6 +100,7 @@ export function compileOrThrow(jsonSchema: unknown): ValidateFunction {
       remote.map((ref) => ({ path: 'json_schema', message: `remote $ref ${ref}: inline it under $defs` })),
     );
   }
+  const ajv = ajvInstance();
   const refsBefore = new Set(Object.keys(ajv.refs));
   const schemasBefore = new Set(Object.keys(ajv.schemas));
   try {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { blockedKind, guardedLookup, RefusedTarget } from './ssrf.js';
 import type { HttpResult, Outbound } from './types.js';
 
@@ -22,11 +22,19 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
  * are checked before the request. Redirects are not followed; the body read is capped.
  */
 export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number }): Outbound {
-  const agent = new Agent({
-    connections: 64,
-    keepAliveTimeout: 10_000,
-    connect: opts.allowPrivate ? { timeout: opts.timeoutMs } : { timeout: opts.timeoutMs, lookup: guardedLookup },
-  });
+  // undici (about 4 MB of heap) is loaded at the first send: a server that never sends never holds it.
+  let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
+  const undici = () => {
+    client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connections: 64,
+        keepAliveTimeout: 10_000,
+        connect: opts.allowPrivate ? { timeout: opts.timeoutMs } : { timeout: opts.timeoutMs, lookup: guardedLookup },
+      }),
+    }));
+    return client;
+  };
 
   async function post(url: string, body: string, headers: Record<string, string>, o: { timeoutMs?: number } = {}) {
     const timeoutMs = o.timeoutMs ?? opts.timeoutMs;
@@ -63,6 +71,7 @@ export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number 
     }
     const signal = AbortSignal.timeout(timeoutMs);
     try {
+      const { agent, request } = await undici();
       const res = await request(target, {
         method: 'POST',
         headers,
@@ -102,7 +111,7 @@ export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number 
     }
   }
 
-  return { post, close: () => agent.close() };
+  return { post, close: async () => (client ? (await client).agent.close() : undefined) };
 }
 
 function failure(err: unknown, timeoutMs: number, signal: AbortSignal): Omit<HttpResult, 'latencyMs'> {
