@@ -112,6 +112,12 @@ export function expectWellFormed(r: Answer, label: string, opts: { redirect?: bo
     expect(r.headers.get('location'), where).toBeTruthy();
     return;
   }
+  // A browser post (no JSON Accept) that was stored but refused gets a page, not the envelope:
+  // 422 schema_violation, 403 origin_rejected, 429 rate_limited.
+  if (opts.redirect && [403, 422, 429].includes(r.status) && /^text\/html/.test(r.headers.get('content-type') ?? '')) {
+    expect(r.text, where).toMatch(/^<!doctype html>/i);
+    return;
+  }
   expectEnvelope(r, where);
 }
 
