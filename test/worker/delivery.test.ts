@@ -351,4 +351,3 @@ describe('POST /v1/destinations/{id}/test', () => {
     expect(hook.requests[0].json.allowed_mentions).toEqual({ parse: [] });
   });
 });
-});
