@@ -245,3 +245,26 @@ describe('slack adapter: what each answer comes to', () => {
     expect(hook.requests.length).toBe(before);
   });
 });
+
+describe('cutting chat text', () => {
+  it('cuts before an escape or a surrogate pair, never inside, and reads no further than the limit', async () => {
+    const { cutText } = await import('../../server/worker/adapters/chat.js');
+    expect(cutText('short', 10)).toBe('short');
+    expect(cutText('ab&amp;cd', 5)).toBe('ab…');
+    expect(cutText('ab\\*cd', 4)).toBe('ab…');
+    expect(cutText('ab😀cd', 4)).toBe('ab…');
+    expect(cutText('abcdef', 4)).toBe('abc…');
+  });
+
+  it('lists lines within the limit and always has room to say how many are left out', async () => {
+    const { listLines } = await import('../../server/worker/adapters/chat.js');
+    expect(listLines(['a', 'b', 'c'], 100, 'fields')).toBe('a\nb\nc');
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`);
+    const out = listLines(lines, 60, 'fields');
+    expect(out.length).toBeLessThanOrEqual(60);
+    expect(out).toMatch(/^line 0\nline 1\n[\s\S]*… and \d+ more fields$/);
+    const kept = out.split('\n').length - 1;
+    expect(out.endsWith(`… and ${100 - kept} more fields`)).toBe(true);
+    expect(listLines(['x'.repeat(500), 'y'], 40, 'fields')).toBe(`${'x'.repeat(20)}…\n… and 1 more field`);
+  });
+});

@@ -23,6 +23,11 @@ export function cutText(s: string, max: number, ellipsis = '…'): string {
   return s.slice(0, end) + ellipsis;
 }
 
+/** "… and 12 more fields", "… and 1 more field": what a cut left out (`noun` in the plural). */
+export function moreText(n: number, noun: string): string {
+  return `… and ${n} more ${n === 1 ? noun.replace(/s$/, '') : noun}`;
+}
+
 /**
  * Joins lines within `max` characters: the lines that fit whole, then "… and N more <noun>" for
  * the rest (room for it is kept at every step, so it always fits). A first line longer than the
@@ -32,13 +37,13 @@ export function listLines(lines: string[], max: number, noun: string, sep = '\n'
   let out = '';
   for (let i = 0; i < lines.length; i++) {
     const rest = lines.length - i - 1;
-    const tail = rest ? `${sep}… and ${rest} more ${noun}` : '';
+    const tail = rest ? `${sep}${moreText(rest, noun)}` : '';
     const prefix = out ? out + sep : '';
     if (prefix.length + lines[i].length + tail.length <= max) {
       out = prefix + lines[i];
       continue;
     }
-    if (out) return `${prefix}… and ${rest + 1} more ${noun}`;
+    if (out) return `${prefix}${moreText(rest + 1, noun)}`;
     return cutText(lines[i], Math.max(1, max - tail.length)) + tail;
   }
   return out;

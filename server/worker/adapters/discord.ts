@@ -1,6 +1,15 @@
 import { digestItems, itemScope, renderTemplate, templateScope } from '../template.js';
 import type { Adapter, OutboundMessage } from '../types.js';
-import { answerText, chatResult, cutText, digestTitle, escapedFields, listLines, submissionLine } from './chat.js';
+import {
+  answerText,
+  chatResult,
+  cutText,
+  digestTitle,
+  escapedFields,
+  listLines,
+  moreText,
+  submissionLine,
+} from './chat.js';
 
 type Obj = Record<string, unknown>;
 type Ctx = OutboundMessage['context'];
@@ -54,7 +63,7 @@ export function fitFields(all: [string, string][], used: number, noun: string): 
     spent += f.name.length + f.value.length;
   }
   const rest = all.length - out.length;
-  if (rest > 0) out.push(field('…', `and ${rest} more ${noun}`));
+  if (rest > 0) out.push(field('…', moreText(rest, noun).replace(/^… /, '')));
   return out;
 }
 

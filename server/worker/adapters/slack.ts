@@ -1,6 +1,15 @@
 import { digestItems, itemScope, renderTemplate, templateScope } from '../template.js';
 import type { Adapter, OutboundMessage } from '../types.js';
-import { answerText, chatResult, cutText, digestTitle, escapedFields, listLines, submissionLine } from './chat.js';
+import {
+  answerText,
+  chatResult,
+  cutText,
+  digestTitle,
+  escapedFields,
+  listLines,
+  moreText,
+  submissionLine,
+} from './chat.js';
 
 type Obj = Record<string, unknown>;
 type Ctx = OutboundMessage['context'];
@@ -35,7 +44,7 @@ const context = (text: string) => ({
 function capped(sections: Obj[], reserved: number, noun: string): Obj[] {
   const room = SLACK_LIMITS.blocks - reserved;
   if (sections.length <= room) return sections;
-  return [...sections.slice(0, room - 1), context(`… and ${sections.length - room + 1} more ${noun}`)];
+  return [...sections.slice(0, room - 1), context(moreText(sections.length - room + 1, noun))];
 }
 
 const fieldLine = ([name, value]: [string, string]) => `${name}: ${value}`;
