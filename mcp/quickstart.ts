@@ -16,7 +16,7 @@ const POLL_MS = 400;
 
 function inputSchema(): JsonSchema {
   const qs = inputSchemaOf(QuickstartBody);
-  const { webhook, name, ...rest } = qs.properties ?? {};
+  const { webhook, name, slack, discord, ...rest } = qs.properties ?? {};
   const hook = webhook?.properties ?? {};
   return {
     $schema: DRAFT_07,
@@ -29,6 +29,15 @@ function inputSchema(): JsonSchema {
         ...hook.secret,
         description:
           'signing secret for the webhook (at least 8 characters); default: generated and returned once as webhook_signing',
+      },
+      slack_url: {
+        ...slack?.properties?.url,
+        description:
+          'a Slack incoming-webhook URL (https://hooks.slack.com/services/…): each submission posts a message',
+      },
+      discord_url: {
+        ...discord?.properties?.url,
+        description: 'a Discord webhook URL (https://discord.com/api/webhooks/…): each submission posts a message',
       },
       test_data: {
         type: 'object',
@@ -88,7 +97,8 @@ export const quickstartAndVerify: ToolDef = {
   title: 'Quickstart and verify',
   description: [
     'One call from an API key to a form whose delivery is proven: runs quickstart_create (project, form, an email',
-    'destination to notify_email or the owner, plus webhook_url / telegram ones, and their routes), sends a _test',
+    'destination to notify_email or the owner, plus webhook_url / slack_url / discord_url / telegram ones, and their',
+    'routes), sends a _test',
     'submission to the form, and waits until every delivery is sent or dead (bounded by wait_seconds).',
     'Use when you have a key (after auth_verify_code) and want a working form for a site.',
     'Answers ok, the form, its deliveries, the embed snippets, next steps and, for a webhook given without a secret,',
@@ -104,18 +114,22 @@ export const quickstartAndVerify: ToolDef = {
       name?: string;
       webhook_url?: string;
       webhook_secret?: string;
+      slack_url?: string;
+      discord_url?: string;
       test_data?: Record<string, unknown>;
       wait_seconds?: number;
     };
-    const { webhook_url, webhook_secret, test_data, wait_seconds, ...rest } = a;
+    const { webhook_url, webhook_secret, slack_url, discord_url, test_data, wait_seconds, ...rest } = a;
     const body = {
       ...(rest as z.input<typeof QuickstartBody>),
       name: a.name ?? 'Contact',
       ...(webhook_url ? { webhook: { url: webhook_url, ...(webhook_secret ? { secret: webhook_secret } : {}) } } : {}),
+      ...(slack_url ? { slack: { url: slack_url } } : {}),
+      ...(discord_url ? { discord: { url: discord_url } } : {}),
     };
     const qs = await run.client.call(ops.quickstart.run, { body, signal: run.signal });
     if (qs.error) return errorResult(qs.error, qs.status, qs.requestId);
-    const { form, embed, destinations, routes, webhook_signing } = qs.data;
+    const { form, embed, destinations, routes, webhook_signing, warnings } = qs.data;
     await run.progress(1, undefined, `form ${form.id} ready; sending a _test submission`);
 
     // A form with allowed origins quarantines a post without Origin: send as the site would.
@@ -164,6 +178,7 @@ export const quickstartAndVerify: ToolDef = {
       destinations,
       routes,
       ...(webhook_signing ? { webhook_signing } : {}),
+      ...(warnings ? { warnings } : {}),
       embed,
       next,
     });

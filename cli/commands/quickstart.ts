@@ -9,18 +9,20 @@ type Result = {
   verify: { curl: string };
   destinations: Array<{ id: string; type: string; name: string }>;
   webhook_signing?: { secret: string; verify: string };
+  warnings?: string[];
 };
 
 export default class Quickstart extends ApiCommand {
   static summary = 'Create a routed form in one call; --wait sends a test submission and follows its deliveries';
   static description =
     'POST /v1/quickstart: the project (if missing), the form, an email destination (--notify-email, else the ' +
-    'owner) and a direct route, plus webhook and Telegram ones when given. Idempotent by name. Prints the embed ' +
+    'owner) and a direct route, plus webhook, Telegram, Slack and Discord ones when given. Idempotent by name. Prints the embed ' +
     'HTML. With --wait it posts a _test submission and waits until every delivery is sent or dead.';
   static examples = [
     'formsvc quickstart --name Contact',
     'formsvc quickstart --name Contact --webhook-url https://example.com/hook --wait',
     'formsvc quickstart --name Leads --notify-email sales@example.com --telegram-bot-token 123:abc --telegram-chat-id 42',
+    'formsvc quickstart --name Support --slack-url https://hooks.slack.com/services/T000/B000/XXXX --wait',
   ];
   static aliases = ['quickstart:create'];
   static operationIds = [
@@ -37,6 +39,8 @@ export default class Quickstart extends ApiCommand {
     'webhook-secret': Flags.string({ description: 'signing secret for the webhook (default: generated)' }),
     'telegram-bot-token': Flags.string({ description: 'also deliver to Telegram with this bot token' }),
     'telegram-chat-id': Flags.string({ description: 'the Telegram chat to post to' }),
+    'slack-url': Flags.string({ description: 'also post each submission to this Slack incoming-webhook URL' }),
+    'discord-url': Flags.string({ description: 'also post each submission to this Discord webhook URL' }),
     wait: Flags.boolean({ description: 'send a _test submission and wait until its deliveries are sent or dead' }),
     timeout: Flags.custom<number>({
       description: 'seconds --wait waits at most (default 120)',
@@ -63,6 +67,8 @@ export default class Quickstart extends ApiCommand {
       notify_email: flags['notify-email'],
       webhook: flags['webhook-url'] ? { url: flags['webhook-url'], secret: flags['webhook-secret'] } : undefined,
       telegram: bot && chat ? { bot_token: bot, chat_id: chat } : undefined,
+      slack: flags['slack-url'] ? { url: flags['slack-url'] } : undefined,
+      discord: flags['discord-url'] ? { url: flags['discord-url'] } : undefined,
     };
     const res = await this.client.call(ops.quickstart.run, { body });
     if (res.error) this.failWith(res);
@@ -75,6 +81,7 @@ export default class Quickstart extends ApiCommand {
       ...(q.webhook_signing
         ? [`Webhook secret (shown once, keep it): ${q.webhook_signing.secret}`, `  ${q.webhook_signing.verify}`]
         : []),
+      ...(q.warnings ?? []).map((w) => `Warning: ${w}`),
       '',
       'Embed this HTML:',
       q.embed.html,

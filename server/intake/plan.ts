@@ -3,8 +3,7 @@ import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { deliveries, destinations, routes, streamSources, streams } from '../db/schema.js';
 import { applyMapping, type Mapping, pickSource, selectorsOf } from '../streams/mapping.js';
-
-export const MAX_ATTEMPTS: Record<string, number> = { webhook: 10, email: 8, telegram: 8, slack: 8, discord: 8 };
+import { policyOf } from '../worker/policy.js';
 
 export interface PlanInput {
   orgId: string;
@@ -170,10 +169,12 @@ export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
         submissionId: input.submission.id,
         routeId: route.id,
         destinationId: route.destinationId,
+        /** Not a column: the type travels with a row handed to the worker unclaimed (its delivery policy). */
+        destinationType: type,
         formId: input.form.id,
         status,
         skipReason: skip,
-        maxAttempts: MAX_ATTEMPTS[type] ?? 8,
+        maxAttempts: policyOf(type).maxAttempts,
         nextAttemptAt: status === 'pending' ? input.now : null,
         schemaVersion: view?.version ?? null,
         payload: view ? streamPayload(id, input, view) : instantPayload(id, input),

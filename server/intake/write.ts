@@ -77,7 +77,7 @@ export async function writeInOneStatement(
   const claimed: Claimed[] = [];
   // An instant payload holds the submission's own data and meta (planFromRoutes puts these very
   // objects in it): the statement builds it from the submission row rather than parse them twice.
-  const rowOf = (d: Planned[number]) => {
+  const rowOf = ({ destinationType: _type, ...d }: Planned[number]) => {
     const p = d.payload as Record<string, unknown>;
     const instant = p.stream === null && p.data === row.data && p.meta === row.meta;
     return instant
@@ -101,6 +101,7 @@ export async function writeInOneStatement(
       submission_id: d.submissionId,
       form_id: d.formId,
       route_id: d.routeId,
+      type: d.destinationType,
       lease_until: lease as Date,
     });
     return { ...rowOf(d), status: 'sending', attempts: 1, lease_until: lease };

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { destinations } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
-import { adapterFor } from '../worker/adapters/index.js';
+import { deliver } from '../worker/policy.js';
 import { storedResult } from '../worker/settle.js';
 import type { OutboundMessage } from '../worker/types.js';
 import { getDestinationRow } from './destinations.js';
@@ -43,8 +43,7 @@ function sampleMessage(now: Date, destinationId: string): OutboundMessage {
  */
 export async function testDestination(deps: Deps, actor: Actor, id: string) {
   const dest = await getDestinationRow(deps.database.db, actor.orgId, id);
-  const adapter = adapterFor(dest.type);
-  const result = await adapter(
+  const result = await deliver(
     { config: deps.config, mailer: deps.mailer, outbound: deps.outbound },
     { id: dest.id, type: dest.type, name: dest.name, config: dest.config },
     sampleMessage(deps.now(), dest.id),

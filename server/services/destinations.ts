@@ -75,8 +75,7 @@ function checkConfig(deps: Deps, type: DestinationType, config: Config): Config 
   }
   const guarded = deps.config.production && !deps.config.outboundAllowPrivate;
   if (guarded && typeof out.url === 'string') {
-    const url = new URL(out.url);
-    const kind = privateHostKind(url.hostname);
+    const kind = privateHostKind(new URL(out.url).hostname);
     if (kind) {
       throw invalid(
         `The ${type} URL points at a non-public address (${kind}).`,
@@ -84,13 +83,40 @@ function checkConfig(deps: Deps, type: DestinationType, config: Config): Config 
         'Use a public URL; this server refuses private addresses (the operator can set OUTBOUND_ALLOW_PRIVATE=true).',
       );
     }
-    if (type !== 'webhook' && url.protocol !== 'https:') {
-      throw invalid(`The ${type} incoming-webhook URL must use https.`, [
-        { path: 'config.url', message: 'must start with https://' },
-      ]);
-    }
+  }
+  // A chat webhook URL carries its own credential: in production it never travels in clear text.
+  if (deps.config.production && CHAT_HOSTS[type] && typeof out.url === 'string' && !out.url.startsWith('https:')) {
+    throw invalid(
+      `The ${type} incoming-webhook URL must use https.`,
+      [{ path: 'config.url', message: 'must start with https://' }],
+      `Copy the URL ${type === 'slack' ? 'Slack' : 'Discord'} shows for the webhook; it starts with https://.`,
+    );
   }
   return out;
+}
+
+/** Where each chat provider's incoming webhooks live: a URL elsewhere is accepted with a warning. */
+const CHAT_HOSTS: Partial<Record<DestinationType, { hosts: string[]; path: string; name: string }>> = {
+  slack: { hosts: ['hooks.slack.com'], path: '/', name: 'Slack' },
+  discord: { hosts: ['discord.com', 'discordapp.com'], path: '/api/webhooks/', name: 'Discord' },
+};
+
+/**
+ * A warning when a Slack or Discord URL is not on the provider's usual webhook host (a proxy, a
+ * relay or a test receiver is allowed, but a typo should not go unnoticed); none otherwise.
+ */
+export function chatUrlWarnings(type: DestinationType, config: Config): string[] {
+  const expected = CHAT_HOSTS[type];
+  if (!expected || typeof config.url !== 'string') return [];
+  const url = new URL(config.url);
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  if (expected.hosts.includes(host) && url.pathname.startsWith(expected.path)) return [];
+  const usual = expected.hosts.map((h) => `https://${h}${expected.path}…`).join(' or ');
+  return [
+    // The origin only: the path of a chat webhook URL is its credential.
+    `The ${type} URL points at ${url.origin}, not ${usual} where ${expected.name} ` +
+      `webhooks live. It was accepted and messages will be posted there in ${expected.name}'s format; check the URL if that is not what you meant.`,
+  ];
 }
 
 /** PATCH merge: a key set to null is removed; a secret (or header value) left out or sent as REDACTED is kept. */
@@ -184,7 +210,8 @@ export async function createDestination(
       .returning();
     return inserted;
   });
-  return presentDestination(row);
+  const warnings = chatUrlWarnings(body.type, config);
+  return { ...presentDestination(row), ...(warnings.length ? { warnings } : {}) };
 }
 
 export async function listDestinations(deps: Deps, actor: Actor, page: Page, filter: { type?: string }) {
@@ -231,7 +258,9 @@ export async function updateDestination(
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(changed ? { config, health: 'unknown', verified: false, consecutiveFailures: 0 } : {}),
   };
-  const warned = moved.warnings.length ? { warnings: moved.warnings } : {};
+  const urlMoved = body.config && config.url !== current.config.url;
+  const all = [...moved.warnings, ...(urlMoved ? chatUrlWarnings(type, config) : [])];
+  const warned = all.length ? { warnings: all } : {};
   if (!Object.keys(changes).length) return { ...presentDestination(current), ...warned };
   const [row] = await db
     .update(destinations)

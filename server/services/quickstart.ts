@@ -16,9 +16,15 @@ export interface QuickstartInput {
   notify_email?: string;
   telegram?: { bot_token: string; chat_id: string | number };
   webhook?: { url: string; secret?: string };
+  slack?: { url: string; template?: string };
+  discord?: { url: string; template?: string };
 }
 
-type Wanted = { type: 'email' | 'telegram' | 'webhook'; name: string; config: Record<string, unknown> };
+type Wanted = {
+  type: 'email' | 'telegram' | 'webhook' | 'slack' | 'discord';
+  name: string;
+  config: Record<string, unknown>;
+};
 
 /** Whether a stored destination is the one the quickstart would create (so a repeat reuses it). */
 function matches(d: DestinationRow, w: Wanted): boolean {
@@ -27,6 +33,7 @@ function matches(d: DestinationRow, w: Wanted): boolean {
   if (w.type === 'email') return Array.isArray(c.to) && c.to.length === 1 && c.to[0] === (w.config.to as string[])[0];
   if (w.type === 'telegram') return c.chat_id === w.config.chat_id && c.bot_token === w.config.bot_token;
   if (c.url !== w.config.url) return false;
+  if (w.type === 'slack' || w.type === 'discord') return (c.template ?? null) === (w.config.template ?? null);
   // A repeat without a secret reuses the hook whatever secret it has (a generated one included).
   return w.config.secret === undefined || (c.secret ?? null) === w.config.secret;
 }
@@ -89,10 +96,15 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       config: { url: body.webhook.url, ...(body.webhook.secret ? { secret: body.webhook.secret } : {}) },
     });
   }
+  for (const type of ['slack', 'discord'] as const) {
+    const hook = body[type];
+    if (hook) wanted.push({ type, name: `${body.name} (${type})`, config: { ...hook } });
+  }
   let generatedSecret: string | null = null;
   const db = deps.database.db;
   const outDestinations = [];
   const outRoutes = [];
+  const warnings: string[] = [];
   for (const w of wanted) {
     const existing = await db
       .select({ route: routes, dest: destinations })
@@ -111,7 +123,8 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       generatedSecret = newWebhookSecret();
       config = { ...config, secret: generatedSecret };
     }
-    const dest = await createDestination(deps, actor, { ...w, config });
+    const { warnings: doubts, ...dest } = await createDestination(deps, actor, { ...w, config });
+    warnings.push(...(doubts ?? []));
     const route = await createRoute(deps, actor, { form_id: formId, destination_id: dest.id });
     outDestinations.push(dest);
     outRoutes.push(route);
@@ -157,6 +170,7 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       destinations: outDestinations,
       routes: outRoutes,
       ...(generatedSecret ? { webhook_signing: { secret: generatedSecret, verify: VERIFY_WEBHOOK } } : {}),
+      ...(warnings.length ? { warnings } : {}),
     },
   };
 }

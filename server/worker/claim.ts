@@ -13,6 +13,8 @@ export interface Claimed {
   submission_id: string | null;
   form_id: string | null;
   route_id: string | null;
+  /** The destination's type (its delivery policy); 'webhook' for system webhooks; null when the destination is gone. */
+  type: string | null;
   /** When the lease this claim took runs out (another worker may then take the row again). */
   lease_until: Date;
 }
@@ -83,13 +85,14 @@ const CLAIM: Record<OutboxKind, string> = {
     'deliveries',
     'claim_candidates_deliveries',
     'destination_id',
-    't.event_type, t.submission_id, t.form_id, t.route_id',
+    // The destination's type travels with the row (its delivery policy), looked up by primary key.
+    't.event_type, t.submission_id, t.form_id, t.route_id, (select x.type from destinations x where x.id = t.destination_id) as type',
   ),
   hook: claimText(
     'system_webhook_deliveries',
     'claim_candidates_hooks',
     'webhook_id',
-    't.event_type, null::text as submission_id, null::text as form_id, null::text as route_id',
+    "t.event_type, null::text as submission_id, null::text as form_id, null::text as route_id, 'webhook'::text as type",
   ),
 };
 

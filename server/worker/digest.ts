@@ -3,7 +3,7 @@ import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from '
 import { newId } from '../../shared/ids.js';
 import { deliveries, destinations, forms, routes, submissions } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
-import { MAX_ATTEMPTS } from '../intake/plan.js';
+import { policyOf } from './policy.js';
 
 /** Closed periods looked at per route and check: the last three, so a late check still catches up. */
 const PERIODS_BACK = 3;
@@ -117,7 +117,7 @@ export async function planDigests(deps: Deps): Promise<number> {
           destinationId: route.destinationId,
           formId: form.id,
           status: 'pending',
-          maxAttempts: MAX_ATTEMPTS[type] ?? 8,
+          maxAttempts: policyOf(type).maxAttempts,
           nextAttemptAt: now,
           eventType: 'digest.ready',
           periodKey,

@@ -1,9 +1,8 @@
 import type { Deps } from '../http/context.js';
-import { adapterFor } from './adapters/index.js';
-import { webhookAdapter } from './adapters/webhook.js';
 import type { Claimed, OutboxKind } from './claim.js';
 import { IntakeLoad } from './intake-load.js';
 import type { Prepared } from './message.js';
+import { deliver } from './policy.js';
 import type { Held } from './release.js';
 import type { AdapterDeps, SendResult } from './types.js';
 
@@ -233,9 +232,9 @@ export class Lanes {
     const p = job.prepared;
     if (kind === 'hook') {
       return p
-        ? webhookAdapter(this.adapterDeps, p.dest, p.msg)
+        ? deliver(this.adapterDeps, p.dest, p.msg)
         : failure('the system webhook was deleted or disabled', false);
     }
-    return p ? adapterFor(p.dest.type)(this.adapterDeps, p.dest, p.msg) : failure('the destination was deleted', false);
+    return p ? deliver(this.adapterDeps, p.dest, p.msg) : failure('the destination was deleted', false);
   }
 }

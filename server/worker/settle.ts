@@ -2,8 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { deliveries, destinations, systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
-import { backoffMs } from './backoff.js';
 import type { Claimed } from './claim.js';
+import { type DeliveryPolicy, isFinal, policyOf } from './policy.js';
 import type { SendResult } from './types.js';
 
 /** Consecutive failures after which a destination (or system webhook) reads as `failing`. */
@@ -24,9 +24,17 @@ export function storedResult(r: SendResult) {
   };
 }
 
-export function outcomeOf(row: Claimed, r: SendResult): Outcome {
+export function outcomeOf(row: Claimed, r: SendResult, policy: DeliveryPolicy = policyOf(row.type)): Outcome {
   if (r.ok) return 'sent';
-  return !r.retryable || row.attempts >= row.max_attempts ? 'dead' : 'failed';
+  return isFinal(policy, r) || row.attempts >= row.max_attempts ? 'dead' : 'failed';
+}
+
+/** When a failed attempt is tried again (the row type's backoff), or null when it is not. */
+function retryAt(deps: Deps, row: Claimed, r: SendResult, outcome: Outcome, now: Date): Date | null {
+  if (outcome !== 'failed') return null;
+  return new Date(
+    now.getTime() + policyOf(row.type).backoffMs(row.attempts, deps.config.retryBaseMs, r.retry_after_ms),
+  );
 }
 
 /**
@@ -42,12 +50,9 @@ export async function settleDelivery(
 ): Promise<{ dispatched: number; retryAt: Date | null }> {
   const now = deps.now();
   const outcome = outcomeOf(row, r);
-  const next =
-    outcome === 'failed'
-      ? new Date(now.getTime() + backoffMs(row.attempts, deps.config.retryBaseMs, r.retry_after_ms))
-      : null;
+  const next = retryAt(deps, row, r, outcome, now);
   const lastError =
-    outcome === 'dead' && r.retryable && !r.ok
+    outcome === 'dead' && !isFinal(policyOf(row.type), r) && !r.ok
       ? `${r.error ?? 'failed'} (gave up after ${row.attempts} attempts)`
       : r.ok
         ? null
@@ -127,10 +132,7 @@ export async function settleDelivery(
 export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<Date | null> {
   const now = deps.now();
   const outcome = outcomeOf(row, r);
-  const next =
-    outcome === 'failed'
-      ? new Date(now.getTime() + backoffMs(row.attempts, deps.config.retryBaseMs, r.retry_after_ms))
-      : null;
+  const next = retryAt(deps, row, r, outcome, now);
   return deps.database.db.transaction(async (tx) => {
     const updated = await tx
       .update(systemWebhookDeliveries)

@@ -21,6 +21,7 @@ export interface SendResult {
 /** A destination as the worker reads it (config with its secrets). */
 export interface DestinationTarget {
   id: string;
+  /** A DestinationType as stored ('webhook' for system webhooks). */
   type: string;
   name: string;
   config: Record<string, unknown>;
@@ -53,7 +54,17 @@ export interface AdapterDeps {
   outbound: Outbound;
 }
 
-export type Adapter = (deps: AdapterDeps, dest: DestinationTarget, msg: OutboundMessage) => Promise<SendResult>;
+/** Per-attempt options the delivery policy gives (the type's timeout). */
+export interface SendOptions {
+  timeoutMs?: number;
+}
+
+export type Adapter = (
+  deps: AdapterDeps,
+  dest: DestinationTarget,
+  msg: OutboundMessage,
+  opts?: SendOptions,
+) => Promise<SendResult>;
 
 /** What one outbound HTTP request came to. Never thrown: refused targets, timeouts and resets are results. */
 export interface HttpResult {

@@ -51,7 +51,7 @@ export const WebhookConfig = z
   })
   .meta({ id: 'WebhookConfig' });
 
-/** Slack and Discord: an incoming-webhook URL (stored as `url`) and a template; no adapter yet. */
+/** Slack and Discord: an incoming-webhook URL (stored as `url`) and a template for the message text. */
 export const ChatWebhookConfig = z
   .strictObject({
     url: HttpUrl.optional(),
@@ -84,6 +84,12 @@ export const Destination = z
     created_at: Timestamp,
   })
   .meta({ id: 'Destination' });
+
+export const DestinationCreated = Destination.extend({
+  warnings: z.array(z.string()).optional().meta({
+    description: 'present when the config was accepted with a doubt, e.g. a Slack URL not on hooks.slack.com',
+  }),
+}).meta({ id: 'DestinationCreated' });
 
 export const DestinationUpdated = Destination.extend({
   warnings: z
@@ -139,10 +145,11 @@ export const destinationOps = {
     path: '/v1/destinations',
     operationId: 'destinations_create',
     tags,
-    summary: 'Create an email, telegram or webhook destination (slack and discord are accepted, not yet delivered)',
+    summary:
+      'Create an email, telegram, webhook, slack or discord destination (warnings[] notes a chat URL off the provider host)',
     request: { body: body(CreateDestinationBody) },
     responses: {
-      201: json(Destination, 'Created'),
+      201: json(DestinationCreated, 'Created'),
       ...errors('unauthorized', 'forbidden', 'validation_failed', 'plan_limit_reached', 'idempotency_conflict'),
     },
   }),

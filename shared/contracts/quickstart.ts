@@ -3,6 +3,11 @@ import { Destination } from './destinations.js';
 import { Embed, Form, Verify } from './forms.js';
 import { Route } from './routes.js';
 
+const ChatHook = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }).max(2000),
+  template: z.string().min(1).max(10_000).optional(),
+});
+
 export const QuickstartBody = z
   .strictObject({
     name: z
@@ -39,6 +44,8 @@ export const QuickstartBody = z
         }),
       })
       .optional(),
+    slack: ChatHook.optional().meta({ description: 'a Slack incoming webhook: {url, template?}' }),
+    discord: ChatHook.optional().meta({ description: 'a Discord webhook: {url, template?}' }),
   })
   .meta({ id: 'QuickstartBody' });
 
@@ -59,6 +66,10 @@ export const QuickstartResult = z
       })
       .optional()
       .meta({ description: 'present when the webhook was given without a secret: the one generated for it' }),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'doubts about what was created, e.g. a Slack URL not on hooks.slack.com' }),
   })
   .meta({ id: 'QuickstartResult' });
 
@@ -70,7 +81,7 @@ export const quickstartOps = {
     tags: ['quickstart'],
     summary:
       'One call to a routed form: creates the project if missing, the form, an email destination (notify_email, ' +
-      'else the owner) and a direct route, plus telegram and webhook ones when given. Idempotent by (project, name): ' +
+      'else the owner) and a direct route, plus telegram, webhook, slack and discord ones when given. Idempotent by (project, name): ' +
       'a repeat returns the same form and adds only what is missing. Then send a _test submission to verify.',
     request: { body: body(QuickstartBody) },
     responses: {

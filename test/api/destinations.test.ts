@@ -382,3 +382,72 @@ describe('destinations in production (outbound guard)', () => {
     expect(slack.status).toBe(422);
   });
 });
+
+describe('slack and discord URLs at create', () => {
+  it('answers warnings[] (origin only, never the path) for a URL off the provider webhook host, none on it', async () => {
+    const post = (type: string, url: string) =>
+      t.api('POST', '/v1/destinations', key, { json: { type, name: 'chat', config: { url } } });
+    for (const [type, url] of [
+      ['slack', 'https://hooks.slack.com/services/T1/B1/secretpart'],
+      ['discord', 'https://discord.com/api/webhooks/1/secretpart'],
+      ['discord', 'https://discordapp.com/api/webhooks/1/secretpart'],
+    ]) {
+      const r = await post(type, url);
+      expect(r.status, url).toBe(201);
+      expect(r.json.warnings, url).toBeUndefined();
+    }
+    const off = [
+      ['slack', 'https://relay.example.com/services/T1/B1/secretpart', 'hooks.slack.com'],
+      ['discord', 'https://discord.com/channels/secretpart', 'discord.com/api/webhooks/'],
+      ['discord', 'https://chat.example.org/api/webhooks/1/secretpart', 'discord.com/api/webhooks/'],
+    ];
+    for (const [type, url, usual] of off) {
+      const r = await post(type, url);
+      expect(r.status, url).toBe(201);
+      expect(r.json.warnings, url).toHaveLength(1);
+      expect(r.json.warnings[0]).toContain(new URL(url).origin);
+      expect(r.json.warnings[0]).toContain(usual);
+      expect(r.json.warnings[0]).not.toContain('secretpart');
+      expect((await t.api('GET', `/v1/destinations/${r.json.id}`, key)).json.warnings).toBeUndefined();
+    }
+    const webhook = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'webhook', name: 'w', config: { url: 'https://relay.example.com/x' } },
+    });
+    expect(webhook.json.warnings).toBeUndefined();
+  });
+
+  it('warns on a PATCH that moves the URL off the provider host', async () => {
+    const d = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'slack', name: 's', config: { url: 'https://hooks.slack.com/services/T/B/X' } },
+    });
+    const r = await t.api('PATCH', `/v1/destinations/${d.json.id}`, key, {
+      json: { config: { url: 'https://relay.example.com/hook' } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.warnings).toEqual([expect.stringContaining('https://relay.example.com')]);
+    const renamed = await t.api('PATCH', `/v1/destinations/${d.json.id}`, key, { json: { name: 'renamed' } });
+    expect(renamed.json.warnings).toBeUndefined();
+  });
+});
+
+describe('slack and discord URLs in production with private targets allowed', () => {
+  let p: TestEnv;
+  beforeAll(async () => {
+    p = await startTestApp({ NODE_ENV: 'production', OUTBOUND_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(() => p.close());
+
+  it('still require https (the URL is the credential); webhooks keep accepting http', async () => {
+    const k = (await p.onboard()).key;
+    for (const type of ['slack', 'discord']) {
+      const r = await p.api('POST', '/v1/destinations', k, {
+        json: { type, name: 'c', config: { url: 'http://10.0.0.5/hook' } },
+      });
+      expect(r.status, type).toBe(422);
+      expect(r.json.error.details.issues[0]).toEqual({ path: 'config.url', message: 'must start with https://' });
+      expect(r.json.error.hint).toMatch(/https:\/\//);
+    }
+    const hook = await p.api('POST', '/v1/destinations', k, { json: webhook({ url: 'http://10.0.0.5/hook' }) });
+    expect(hook.status).toBe(201);
+  });
+});

@@ -189,6 +189,44 @@ describe('POST /v1/quickstart', () => {
     }
   });
 
+  it('routes to slack and discord when given: a _test submission reaches both as chat messages', async () => {
+    const slack = await startReceiver(() => ({ status: 200, body: 'ok' }));
+    const discord = await startReceiver(() => ({ status: 204, body: '' }));
+    try {
+      const body = {
+        name: 'Chat quickstart',
+        slack: { url: slack.url },
+        discord: { url: discord.url, template: 'New: {{ data.message }}' },
+      };
+      const r = await t.api('POST', '/v1/quickstart', key, { json: body });
+      expect(r.status).toBe(201);
+      expect(r.json.destinations.map((d: { type: string }) => d.type)).toEqual(['email', 'slack', 'discord']);
+      expect(r.json.destinations.every((d: Record<string, unknown>) => d.warnings === undefined)).toBe(true);
+      // Local receivers are not the providers' hosts: each is accepted with a warning.
+      expect(r.json.warnings).toEqual([
+        expect.stringContaining('hooks.slack.com'),
+        expect.stringContaining('discord.com'),
+      ]);
+      const again = await t.api('POST', '/v1/quickstart', key, { json: body });
+      expect(again.status).toBe(200);
+      const sub = await t.request('POST', `/s/${r.json.form.id}`, {
+        json: { message: 'hi <!channel>', _test: true },
+        headers: { accept: 'application/json' },
+      });
+      await slack.waitFor((q) => q.length === 1);
+      await discord.waitFor((q) => q.length === 1);
+      expect(slack.requests[0].json.text).toBe('New submission: Chat quickstart\nmessage: hi &lt;!channel&gt;');
+      expect(discord.requests[0].json.content).toBe('New: hi \\<!channel\\>');
+      await until('deliveries sent', async () => {
+        const list = await t.api('GET', `/v1/deliveries?submission_id=${sub.json.submission_id}`, key);
+        return list.json.data.length === 3 && list.json.data.every((d: { status: string }) => d.status === 'sent');
+      });
+    } finally {
+      await slack.close();
+      await discord.close();
+    }
+  });
+
   it('answers 401 without a key, 403 with a read key and 422 for a bad body', async () => {
     expect((await t.api('POST', '/v1/quickstart', null, { json: { name: 'x' } })).status).toBe(401);
     expect((await t.api('POST', '/v1/quickstart', readKey, { json: { name: 'x' } })).status).toBe(403);

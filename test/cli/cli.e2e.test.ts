@@ -124,6 +124,28 @@ describe('formsvc CLI against a running server', () => {
     expect(hook?.headers['service-signature']).toMatch(/^t=\d+,v1=/);
   }, 60_000);
 
+  it('quickstart --slack-url --discord-url routes to both; --wait follows them to sent and the warnings are printed', async () => {
+    const r = await cli([
+      'quickstart',
+      '--name',
+      'Chat',
+      '--slack-url',
+      `${receiver.url}?slack`,
+      '--discord-url',
+      `${receiver.url}?discord`,
+      '--wait',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = json(r);
+    expect(out.destinations.map((d: { type: string }) => d.type)).toEqual(['email', 'slack', 'discord']);
+    expect(out.warnings).toHaveLength(2);
+    expect(out.test).toMatchObject({ ok: true, end: 'done' });
+    const slack = receiver.requests.find((q) => q.url === '/hook?slack');
+    expect(slack?.json.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Chat' } });
+    const discord = receiver.requests.find((q) => q.url === '/hook?discord');
+    expect(discord?.json.allowed_mentions).toEqual({ parse: [] });
+  }, 60_000);
+
   it('submits with a file, then deliveries tail prints its deliveries and stops cleanly on Ctrl-C', async () => {
     const file = path.join(dir, 'note.txt');
     fs.writeFileSync(file, 'hello');

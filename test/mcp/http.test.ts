@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 let t: TestEnv;
 let manage: string;
@@ -141,6 +142,36 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     expect(r.structuredContent.ok, r.content[0].text).toBe(true);
     expect(r.structuredContent.deliveries.map((d: any) => d.status)).toEqual(['sent']);
     expect(r.content[0].text).toMatch(/^Verified: /);
+  });
+
+  it('quickstart_and_verify takes slack_url and discord_url and proves both deliveries', async () => {
+    const slack = await startReceiver(() => ({ status: 200, body: 'ok' }));
+    const discord = await startReceiver(() => ({ status: 204, body: '' }));
+    try {
+      const c = await connect(manage);
+      const r: any = await c.callTool(
+        {
+          name: 'quickstart_and_verify',
+          arguments: {
+            name: 'Chat form',
+            notify_email: 'ops@example.com',
+            slack_url: slack.url,
+            discord_url: discord.url,
+          },
+        },
+        undefined,
+        { timeout: 60_000 },
+      );
+      expect(r.isError, r.content[0].text).toBeFalsy();
+      expect(r.structuredContent.ok, r.content[0].text).toBe(true);
+      expect(r.structuredContent.destinations.map((d: any) => d.type)).toEqual(['email', 'slack', 'discord']);
+      expect(r.structuredContent.warnings).toHaveLength(2);
+      expect(slack.requests[0].json.text).toContain('Chat form');
+      expect(discord.requests[0].json.embeds[0].title).toBe('Chat form');
+    } finally {
+      await slack.close();
+      await discord.close();
+    }
   });
 
   it('serves llms.txt and openapi.json as resources', async () => {

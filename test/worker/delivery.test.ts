@@ -323,13 +323,31 @@ describe('POST /v1/destinations/{id}/test', () => {
     expect((await t.api('POST', `/v1/destinations/${dest.json.id}/test`, null, { json: {} })).status).toBe(401);
   });
 
-  it('answers slack destinations with a clear "not available" result', async () => {
+  it('sends a slack sample through the real adapter: {text, blocks}, 200 "ok" marks it verified', async () => {
+    const hook = await receiver(() => ({ status: 200, body: 'ok' }));
     const dest = await t.api('POST', '/v1/destinations', key, {
-      json: { type: 'slack', name: 's', config: { url: 'https://hooks.slack.example/x', template: 'x' } },
+      json: { type: 'slack', name: 's', config: { url: hook.url } },
     });
     expect(dest.status).toBe(201);
     const r = await t.api('POST', `/v1/destinations/${dest.json.id}/test`, key, { json: {} });
-    expect(r.json.ok).toBe(false);
-    expect(r.json.error).toMatch(/not available/);
+    expect(r.json).toMatchObject({ ok: true, status_code: 200, error: null });
+    expect(hook.requests[0].json.text).toContain('Destination test');
+    expect(hook.requests[0].json.blocks[0]).toMatchObject({ type: 'header' });
+    expect((await t.api('GET', `/v1/destinations/${dest.json.id}`, key)).json.verified).toBe(true);
+  });
+
+  it('reports a deleted discord webhook (404) as ok:false saying so', async () => {
+    const hook = await receiver(() => ({
+      status: 404,
+      body: '{"message": "Unknown Webhook", "code": 10015}',
+      headers: { 'content-type': 'application/json' },
+    }));
+    const dest = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'discord', name: 'd', config: { url: hook.url } },
+    });
+    const r = await t.api('POST', `/v1/destinations/${dest.json.id}/test`, key, { json: {} });
+    expect(r.json).toMatchObject({ ok: false, status_code: 404 });
+    expect(r.json.error).toMatch(/deleted.*Unknown Webhook/);
+    expect(hook.requests[0].json.allowed_mentions).toEqual({ parse: [] });
   });
 });

@@ -244,26 +244,3 @@ describe('telegram adapter', () => {
     expect(JSON.stringify(result)).not.toContain(TOKEN);
   });
 });
-
-describe('slack and discord', () => {
-  it('fail at once, without retrying, pointing at webhook or email', async () => {
-    const { unavailableAdapter } = await import('../../server/worker/adapters/unavailable.js');
-    for (const type of ['slack', 'discord']) {
-      const before = api.requests.length;
-      const result = await unavailableAdapter(
-        deps,
-        { id: 'ds_x', type, name: 'x', config: { url: api.url } },
-        message(),
-      );
-      expect(result).toEqual({
-        ok: false,
-        status_code: null,
-        latency_ms: 0,
-        response_excerpt: '',
-        error: `the ${type} adapter is not available yet; use a webhook destination (config.url) or email meanwhile`,
-        retryable: false,
-      });
-      expect(api.requests.length).toBe(before);
-    }
-  });
-});

@@ -145,7 +145,7 @@ const bad = (error: string): SendResult => ({
  * destination's template (values HTML-escaped) or a default listing, cut to Telegram's limit.
  * The bot token is part of the URL only; it never reaches a result, a log line or an error.
  */
-export const telegramAdapter: Adapter = async (deps, dest, msg) => {
+export const telegramAdapter: Adapter = async (deps, dest, msg, opts) => {
   const token = typeof dest.config.bot_token === 'string' ? dest.config.bot_token.trim() : '';
   const chatId = dest.config.chat_id;
   if (!token || (typeof chatId !== 'string' && typeof chatId !== 'number') || String(chatId).trim() === '') {
@@ -170,7 +170,7 @@ export const telegramAdapter: Adapter = async (deps, dest, msg) => {
     `${deps.config.telegramApiBase}/bot${token}/sendMessage`,
     body,
     { 'content-type': 'application/json' },
-    { timeoutMs: deps.config.webhookTimeoutMs },
+    { timeoutMs: opts?.timeoutMs ?? deps.config.webhookTimeoutMs },
   );
   return resultOf(http, scrubber(token));
 };

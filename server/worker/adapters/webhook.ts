@@ -18,6 +18,7 @@ export async function sendSigned(
     event: string;
     payload: Record<string, unknown>;
     now?: Date;
+    timeoutMs?: number;
   },
 ): Promise<HttpResult> {
   const body = JSON.stringify(o.payload);
@@ -34,7 +35,7 @@ export async function sendSigned(
     headers['service-signature'] = serviceSignature(o.secret, body, t);
     Object.assign(headers, standardWebhookHeaders(o.deliveryId, body, o.secret, t));
   }
-  return outbound.post(o.url, body, headers);
+  return outbound.post(o.url, body, headers, o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined);
 }
 
 /** HttpResult → SendResult with the webhook rules: 2xx sent, 410 final, 3xx not followed, else retried. */
@@ -59,7 +60,7 @@ export function webhookResult(r: HttpResult): SendResult {
   return { ...base, error: `receiver answered ${r.status}` };
 }
 
-export const webhookAdapter: Adapter = async (deps, dest, msg) => {
+export const webhookAdapter: Adapter = async (deps, dest, msg, opts) => {
   const config = dest.config;
   const url = typeof config.url === 'string' ? config.url : '';
   const secret = typeof config.secret === 'string' && config.secret ? config.secret : null;
@@ -72,6 +73,7 @@ export const webhookAdapter: Adapter = async (deps, dest, msg) => {
     deliveryId: msg.deliveryId,
     event: msg.event,
     payload: msg.payload,
+    timeoutMs: opts?.timeoutMs,
   });
   return webhookResult(r);
 };

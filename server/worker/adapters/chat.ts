@@ -1,0 +1,109 @@
+import { digestItems, fieldEntries, formatValue } from '../template.js';
+import type { HttpResult, OutboundMessage, SendResult } from '../types.js';
+
+type Obj = Record<string, unknown>;
+
+/**
+ * The units a chat text may be cut between: the entities Slack escaping writes, a backslash
+ * escape (Discord markdown), a surrogate pair, a single character.
+ */
+const UNIT = /&(?:amp|lt|gt);|\\[\s\S]|[\uD800-\uDBFF][\uDC00-\uDFFF]|[\s\S]/y;
+
+/**
+ * Cuts text to at most `max` characters, ending with an ellipsis, without splitting an escape or
+ * a surrogate pair (so a cut never turns `&lt;` back into a bare `&` or a `\*` into a `*`).
+ * Reads no further than `max` characters, whatever the length of the text.
+ */
+export function cutText(s: string, max: number, ellipsis = '…'): string {
+  if (s.length <= max) return s;
+  const limit = Math.max(0, max - ellipsis.length);
+  const re = new RegExp(UNIT.source, 'y');
+  let end = 0;
+  for (let m = re.exec(s); m && re.lastIndex <= limit; m = re.exec(s)) end = re.lastIndex;
+  return s.slice(0, end) + ellipsis;
+}
+
+/** "… and 12 more fields", "… and 1 more field": what a cut left out (`noun` in the plural). */
+export function moreText(n: number, noun: string): string {
+  return `… and ${n} more ${n === 1 ? noun.replace(/s$/, '') : noun}`;
+}
+
+/**
+ * Joins lines within `max` characters: the lines that fit whole, then "… and N more <noun>" for
+ * the rest (room for it is kept at every step, so it always fits). A first line longer than the
+ * room is cut rather than dropped.
+ */
+export function listLines(lines: string[], max: number, noun: string, sep = '\n'): string {
+  let out = '';
+  for (let i = 0; i < lines.length; i++) {
+    const rest = lines.length - i - 1;
+    const tail = rest ? `${sep}${moreText(rest, noun)}` : '';
+    const prefix = out ? out + sep : '';
+    if (prefix.length + lines[i].length + tail.length <= max) {
+      out = prefix + lines[i];
+      continue;
+    }
+    if (out) return `${prefix}${moreText(rest + 1, noun)}`;
+    return cutText(lines[i], Math.max(1, max - tail.length)) + tail;
+  }
+  return out;
+}
+
+/** The fields of a message as escaped [name, value] pairs. */
+export function escapedFields(data: Obj, esc: (s: string) => string): [string, string][] {
+  return fieldEntries(data).map(([name, value]) => [esc(name), esc(value)]);
+}
+
+/** "Submission sb_… (test) · 2026-…" for a context line or a footer; empty for a message without a submission. */
+export function submissionLine(ctx: OutboundMessage['context']): string {
+  const sub = ctx.submission;
+  if (!sub?.id) return '';
+  const at = formatValue(sub.received_at ?? ctx.meta.received_at);
+  return `Submission ${formatValue(sub.id)}${sub.test === true ? ' (test)' : ''}${at ? ` · ${at}` : ''}`;
+}
+
+/** A digest's header: "Digest: 3 submissions to Contact". */
+export function digestTitle(ctx: OutboundMessage['context']): string {
+  const n = digestItems(ctx).length;
+  return `Digest: ${n} submission${n === 1 ? '' : 's'} to ${ctx.form.name}`;
+}
+
+/** A provider's answer as one short line for last_error (HTML and long bodies included). */
+export function answerText(excerpt: string, max = 200): string {
+  return cutText(excerpt.replace(/\s+/g, ' ').trim(), max);
+}
+
+/**
+ * HttpResult → SendResult with the rules both chat providers share: `accepted` decides a success;
+ * 401/404 say the webhook was deleted (the delivery policy makes them final); a 3xx is not
+ * followed; a 429 carries the delay asked for; a refused target is final; anything else is retried
+ * with the provider's text in the error.
+ */
+export function chatResult(
+  provider: 'slack' | 'discord',
+  http: HttpResult,
+  accepted: boolean,
+  detail: (excerpt: string) => string,
+  retryAfterMs?: number,
+): SendResult {
+  const base = { status_code: http.status, latency_ms: http.latencyMs, response_excerpt: http.excerpt };
+  if (accepted) return { ...base, ok: true, error: null, retryable: true };
+  const fail = (error: string, retryable = true): SendResult => ({
+    ...base,
+    ok: false,
+    error: `${provider}: ${error}`,
+    retryable,
+    ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
+  });
+  if (http.status === null) return fail(http.error ?? 'request failed', http.refused !== true);
+  const said = detail(http.excerpt);
+  const answer = `HTTP ${http.status}${said ? `: ${said}` : ''}`;
+  if (http.status === 404 || http.status === 401) {
+    return fail(`the incoming webhook was deleted or revoked (${answer}); create a new one and update config.url`);
+  }
+  if (http.status >= 300 && http.status < 400) {
+    return fail(`answered ${http.status}; redirects are not followed (Location: ${http.location ?? 'none'})`);
+  }
+  if (http.status === 429) return fail(`rate limited (${answer})`);
+  return fail(http.ok ? `unexpected answer (${answer})` : `answered ${answer}`);
+}
