@@ -4,6 +4,7 @@ import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import { backoffMs } from './backoff.js';
 import type { Claimed } from './claim.js';
+import { afterDeliveryFailure, afterHookFailure, failingSinceOnFailure } from './disable.js';
 import type { SendResult } from './types.js';
 
 /** Consecutive failures after which a destination (or system webhook) reads as `failing`. */
@@ -78,7 +79,7 @@ export async function settleDelivery(
     if (r.ok) {
       await tx
         .update(destinations)
-        .set({ health: 'ok', verified: true, consecutiveFailures: 0 })
+        .set({ health: 'ok', verified: true, consecutiveFailures: 0, failingSince: null })
         .where(eq(destinations.id, row.target_id));
       dispatched += (await appendEvent(tx, { orgId: row.org_id, type: 'delivery.sent', subject, data, now }))
         .dispatched;
@@ -86,10 +87,15 @@ export async function settleDelivery(
     }
     const [dest] = await tx
       .update(destinations)
-      .set({ consecutiveFailures: sql`${destinations.consecutiveFailures} + 1` })
+      .set({
+        consecutiveFailures: sql`${destinations.consecutiveFailures} + 1`,
+        failingSince: failingSinceOnFailure(now, destinations.failingSince),
+      })
       .where(eq(destinations.id, row.target_id))
       .returning();
     if (!dest) return { dispatched, retryAt: next };
+    const off = await afterDeliveryFailure(tx, deps, row, dest, r);
+    dispatched += off.dispatched;
     const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
     if (outcome === 'dead') {
       // Every death is in the log; system webhooks hear of it at most once an hour per destination.
@@ -119,7 +125,7 @@ export async function settleDelivery(
         dispatched += ev.dispatched;
       }
     }
-    return { dispatched, retryAt: next };
+    return { dispatched, retryAt: off.parked ? null : next };
   });
 }
 
@@ -151,17 +157,20 @@ export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult
       )
       .returning({ id: systemWebhookDeliveries.id });
     if (!updated.length) return null;
-    await tx
+    const [hook] = await tx
       .update(systemWebhooks)
       .set(
         r.ok
-          ? { health: 'ok', consecutiveFailures: 0 }
+          ? { health: 'ok', consecutiveFailures: 0, failingSince: null }
           : {
               consecutiveFailures: sql`${systemWebhooks.consecutiveFailures} + 1`,
               health: sql`case when ${systemWebhooks.consecutiveFailures} + 1 >= ${FAILING_AFTER} then 'failing' else ${systemWebhooks.health} end`,
+              failingSince: failingSinceOnFailure(now, systemWebhooks.failingSince),
             },
       )
-      .where(eq(systemWebhooks.id, row.target_id));
-    return next;
+      .where(eq(systemWebhooks.id, row.target_id))
+      .returning();
+    if (r.ok || !hook) return next;
+    return (await afterHookFailure(tx, deps, row, hook, r)).parked ? null : next;
   });
 }

@@ -11,6 +11,9 @@ export const EVENT_TYPES = [
   'stream.schema.changed',
   'drift.detected',
   'destination.failing',
+  'destination.disabled',
+  'webhook.disabled',
+  'deliveries.replayed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
