@@ -14,6 +14,7 @@ export const HAND_WRITTEN_LOADERS: Record<string, () => Promise<CommandClass>> =
   quickstart: async () => (await import('./commands/quickstart.js')).default,
   submit: async () => (await import('./commands/submit.js')).default,
   'deliveries:tail': async () => (await import('./commands/deliveries-tail.js')).default,
+  'deliveries:retry': async () => (await import('./commands/deliveries-retry.js')).default,
   'sandbox:create': async () => (await import('./commands/sandbox.js')).SandboxCreate,
   'sandbox:show': async () => (await import('./commands/sandbox.js')).SandboxShow,
   'sandbox:claim': async () => (await import('./commands/sandbox.js')).SandboxClaim,
