@@ -4,6 +4,7 @@ import { newId } from '../../shared/ids.js';
 import { deliveries, destinations, forms, routes, submissions } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
 import { MAX_ATTEMPTS } from '../intake/plan.js';
+import { dueNowUnlessDisabledFor } from './disable.js';
 
 /** Closed periods looked at per route and check: the last three, so a late check still catches up. */
 const PERIODS_BACK = 3;
@@ -118,7 +119,7 @@ export async function planDigests(deps: Deps): Promise<number> {
           formId: form.id,
           status: 'pending',
           maxAttempts: MAX_ATTEMPTS[type] ?? 8,
-          nextAttemptAt: now,
+          nextAttemptAt: dueNowUnlessDisabledFor(route.destinationId, now),
           eventType: 'digest.ready',
           periodKey,
           payload,

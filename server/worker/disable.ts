@@ -194,3 +194,7 @@ export const failingSinceOnFailure = (now: Date, column: AnyPgColumn) =>
 /** A queued delivery is due now, unless its destination is disabled: then it waits (not due). */
 export const dueNowUnlessDisabled = (now: Date) =>
   sql`case when exists (select 1 from ${destinations} where ${destinations.id} = ${deliveries.destinationId} and ${destinations.enabled}) then ${now.toISOString()}::timestamptz else null end`;
+
+/** The same for a row being inserted for the destination `destinationId` (a digest delivery). */
+export const dueNowUnlessDisabledFor = (destinationId: string, now: Date) =>
+  sql`case when exists (select 1 from ${destinations} where ${destinations.id} = ${destinationId} and ${destinations.enabled}) then ${now.toISOString()}::timestamptz else null end`;
