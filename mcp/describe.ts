@@ -100,7 +100,15 @@ export const GUIDANCE: Record<string, Guidance> = {
     note: 'submissions_list with email shows what would go',
   },
   deliveries_retry: { when: 'a delivery is dead or failed and its destination is fixed', then: ['deliveries_get'] },
+  deliveries_retry_all: {
+    when: 'many deliveries died while a destination was broken and it is fixed (filter by destination, route, form or since)',
+    then: ['deliveries_list'],
+  },
   webhooks_deliveries: { when: 'to see whether a system webhook got its events', then: ['webhooks_update'] },
+  webhooks_deliveries_retry: {
+    when: "a system webhook's events died while it was down and it is back",
+    then: ['webhooks_deliveries'],
+  },
   schemas_get: { then: ['schemas_publish', 'forms_embed'] },
   schemas_publish: { when: 'to set or change the fields a form expects', then: ['forms_embed', 'drift_list'] },
   schemas_versions: { when: 'to see how a form’s schema changed over time', then: ['schemas_get'] },

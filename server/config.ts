@@ -18,6 +18,8 @@ export interface Config {
   worker: boolean;
   workerTickMs: number;
   retryBaseMs: number;
+  /** a destination or system webhook failing without a success this long is disabled by the worker */
+  destinationDisableAfterS: number;
   digestCheckMs: number;
   /** How often the housekeeping jobs run (release of held deliveries, retention, …). */
   housekeepingMs: number;
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     worker: bool(env.WORKER, true),
     workerTickMs: int(env.WORKER_TICK_MS, 15_000),
     retryBaseMs: int(env.RETRY_BASE_MS, 30_000),
+    destinationDisableAfterS: Math.max(1, int(env.DESTINATION_DISABLE_AFTER_S, 5 * 86_400)),
     digestCheckMs: int(env.DIGEST_CHECK_MS, 60_000),
     housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),

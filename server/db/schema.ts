@@ -216,6 +216,11 @@ export const destinations = pgTable(
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastFailingEventAt: ts('last_failing_event_at'),
     lastDeadEventAt: ts('last_dead_event_at'),
+    /** false: the worker attempts none of its deliveries; they wait pending, not due, until re-enabled */
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    /** the first failure of the current unbroken run of failures (null after a success) */
+    failingSince: ts('failing_since'),
     createdAt: createdAt(),
   },
   (t) => [index('destinations_org').on(t.orgId, t.id)],
@@ -275,6 +280,8 @@ export const deliveries = pgTable(
     index('deliveries_due').on(t.status, t.nextAttemptAt),
     index('deliveries_held').on(t.orgId, t.createdAt).where(sql`status = 'held'`),
     index('deliveries_released').on(t.orgId, t.releasedAt).where(sql`released_at is not null`),
+    // Deliveries waiting for a disabled destination (pending, not due): re-enabling finds them here.
+    index('deliveries_parked').on(t.destinationId).where(sql`status = 'pending' and next_attempt_at is null`),
     // Also the index of a submission's deliveries (its leading column).
     uniqueIndex('deliveries_submission_route').on(t.submissionId, t.routeId),
     // Digest deliveries only: instant ones have no period (and cost no entry).
@@ -307,6 +314,8 @@ export const systemWebhooks = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     health: text('health').notNull().default('unknown'),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    disabledReason: text('disabled_reason'),
+    failingSince: ts('failing_since'),
     createdAt: createdAt(),
   },
   (t) => [index('system_webhooks_org').on(t.orgId, t.id)],

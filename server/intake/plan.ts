@@ -86,6 +86,7 @@ async function streamCandidates(tx: Db, orgId: string, form: PlanInput['form']) 
     .select({
       route: routes,
       type: destinations.type,
+      enabled: destinations.enabled,
       slug: streams.slug,
       source: {
         id: streamSources.id,
@@ -112,14 +113,14 @@ async function streamCandidates(tx: Db, orgId: string, form: PlanInput['form']) 
 
 /** Every enabled route a submission of the form is planned against: the form's own and its streams'. */
 export interface FormRoutes {
-  direct: { route: Route; type: string }[];
+  direct: { route: Route; type: string; enabled: boolean }[];
   viaStreams: Awaited<ReturnType<typeof streamCandidates>>;
 }
 
 /** Reads the form's routes (two statements); intake's cache keeps the result. */
 export async function readFormRoutes(tx: Db, orgId: string, form: PlanInput['form']): Promise<FormRoutes> {
   const direct = await tx
-    .select({ route: routes, type: destinations.type })
+    .select({ route: routes, type: destinations.type, enabled: destinations.enabled })
     .from(routes)
     .innerJoin(destinations, eq(destinations.id, routes.destinationId))
     .where(and(eq(routes.orgId, orgId), eq(routes.formId, form.id), eq(routes.enabled, true)));
@@ -135,10 +136,10 @@ function streamViews(candidatesOf: FormRoutes['viaStreams'], input: PlanInput) {
       candidates.map((c) => c.source),
       input.form,
     ) as (typeof candidates)[number]['source'];
-    const { route, type, slug } = candidates[0];
+    const { route, type, enabled, slug } = candidates[0];
     const mapped = applyMapping(source.mapping as Mapping, input.submission.data);
     const view: StreamView = { stream: { id: route.streamId as string, slug }, version: source.version, ...mapped };
-    return { route, type, view };
+    return { route, type, enabled, view };
   });
 }
 
@@ -152,14 +153,14 @@ function streamViews(candidatesOf: FormRoutes['viaStreams'], input: PlanInput) {
  * rewrites it.
  */
 export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
-  const rows: { route: Route; type: string; view?: StreamView }[] = [
+  const rows: { route: Route; type: string; enabled: boolean; view?: StreamView }[] = [
     ...formRoutes.direct,
     ...streamViews(formRoutes.viaStreams, input),
   ];
   const held = input.submission.status === 'quarantined' && input.submission.quarantineReason === 'over_quota';
   return rows
     .filter(({ route }) => route.mode.type !== 'digest')
-    .map(({ route, type, view }) => {
+    .map(({ route, type, enabled, view }) => {
       const id = newId('delivery');
       const skip = skipReason(route, input.submission.status, input.now, !held);
       const status = skip ? 'skipped' : held ? 'held' : 'pending';
@@ -175,7 +176,8 @@ export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
         status,
         skipReason: skip,
         maxAttempts: policyOf(type).maxAttempts,
-        nextAttemptAt: status === 'pending' ? input.now : null,
+        // A disabled destination's delivery waits (pending, not due) until it is enabled again.
+        nextAttemptAt: status === 'pending' && enabled ? input.now : null,
         schemaVersion: view?.version ?? null,
         payload: view ? streamPayload(id, input, view) : instantPayload(id, input),
         createdAt: input.now,

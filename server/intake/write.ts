@@ -86,7 +86,7 @@ export async function writeInOneStatement(
   };
   const deliveryRows = planned.map((d) => {
     const n = wanted.get(d.destinationId) ?? 0;
-    if (d.status !== 'pending' || !handoff || handoff.room(d.destinationId) <= n) {
+    if (d.status !== 'pending' || !d.nextAttemptAt || !handoff || handoff.room(d.destinationId) <= n) {
       return { ...rowOf(d), attempts: 0, lease_until: null };
     }
     wanted.set(d.destinationId, n + 1);

@@ -4,6 +4,7 @@ import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { getDeliveryRow, listDeliveries, presentDelivery, retryDelivery } from '../services/deliveries.js';
+import { retryDeliveries } from '../services/replay.js';
 
 export function registerDeliveries(app: OpenAPIHono<AppEnv>) {
   mount(app, deliveryOps.list, async (c) => {
@@ -15,6 +16,9 @@ export function registerDeliveries(app: OpenAPIHono<AppEnv>) {
       c,
       presentDelivery(await getDeliveryRow(c.get('deps').database.db, c.get('actor').orgId, c.req.valid('param').id)),
     ),
+  );
+  mount(app, deliveryOps.retryAll, async (c) =>
+    send(c, await retryDeliveries(c.get('deps'), c.get('actor'), c.req.valid('json'))),
   );
   mount(app, deliveryOps.retry, async (c) =>
     send(c, await retryDelivery(c.get('deps'), c.get('actor'), c.req.valid('param').id), 202),

@@ -3,6 +3,7 @@ import { webhookOps } from '../../shared/contracts/webhooks.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
+import { retryWebhookDeliveries } from '../services/replay.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -33,6 +34,9 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
     await deleteWebhook(c.get('deps'), c.get('actor'), c.req.valid('param').id);
     return noContent(c);
   });
+  mount(app, webhookOps.retryDeliveries, async (c) =>
+    send(c, await retryWebhookDeliveries(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
+  );
   mount(app, webhookOps.deliveries, async (c) => {
     const q = c.req.valid('query');
     const id = c.req.valid('param').id;

@@ -5,6 +5,7 @@ import { deliveries } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { dueNowUnlessDisabled } from '../worker/disable.js';
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -109,8 +110,9 @@ const RETRYABLE: DeliveryStatus[] = ['dead', 'failed', 'sent'];
 
 /**
  * Queues a delivery again: dead, failed or sent ones become pending and due now with a fresh attempt
- * budget (attempts back to 0) and the same payload and id, so receivers can de-duplicate. The last
- * response and error stay until the next attempt replaces them.
+ * budget (attempts back to 0) and the same payload and id, so receivers can de-duplicate (a disabled
+ * destination's delivery waits until it is enabled). The last response and error stay until the
+ * next attempt replaces them.
  */
 export async function retryDelivery(deps: Deps, actor: Actor, id: string) {
   const row = await deps.database.db.transaction(async (tx) => {
@@ -138,7 +140,7 @@ export async function retryDelivery(deps: Deps, actor: Actor, id: string) {
     }
     const [updated] = await tx
       .update(deliveries)
-      .set({ status: 'pending', attempts: 0, nextAttemptAt: deps.now(), leaseUntil: null })
+      .set({ status: 'pending', attempts: 0, nextAttemptAt: dueNowUnlessDisabled(deps.now()), leaseUntil: null })
       .where(eq(deliveries.id, id))
       .returning();
     return updated;

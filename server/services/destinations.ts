@@ -7,6 +7,7 @@ import { destinations, organizations, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { setDestinationEnabled } from '../worker/disable.js';
 import { blockedKind } from '../worker/ssrf.js';
 import { limitsOf } from './orgs.js';
 
@@ -34,6 +35,9 @@ export function presentDestination(d: DestinationRow) {
     config: presentConfig(d.config),
     health: d.health as 'unknown' | 'ok' | 'failing',
     verified: d.verified,
+    enabled: d.enabled,
+    disabled_reason: d.disabledReason,
+    failing_since: d.failingSince?.toISOString() ?? null,
     created_at: d.createdAt.toISOString(),
   };
 }
@@ -244,10 +248,13 @@ export async function updateDestination(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: { name?: string; config?: Config },
+  body: { name?: string; config?: Config; enabled?: boolean },
 ) {
   const db = deps.database.db;
-  const current = await getDestinationRow(db, actor.orgId, id);
+  let current = await getDestinationRow(db, actor.orgId, id);
+  if (body.enabled !== undefined && body.enabled !== current.enabled) {
+    current = await switchDestination(deps, actor, id, body.enabled);
+  }
   const type = current.type as DestinationType;
   const moved = body.config
     ? forgetOnMove(current.config, body.config, mergeConfig(type, current.config, body.config))
@@ -269,6 +276,19 @@ export async function updateDestination(
     .returning();
   if (!row) throw notFound('destination', id);
   return { ...presentDestination(row), ...warned };
+}
+
+/**
+ * PATCH {enabled}: pausing makes its queued deliveries wait (pending, not due, not attempted);
+ * enabling forgets the failure run and makes every waiting delivery due now, so nothing is lost.
+ */
+async function switchDestination(deps: Deps, actor: Actor, id: string, enabled: boolean) {
+  const row = await deps.database.db.transaction((tx) =>
+    setDestinationEnabled(tx, actor.orgId, id, enabled, deps.now()),
+  );
+  if (!row) throw notFound('destination', id);
+  if (enabled) deps.wake();
+  return row;
 }
 
 /** Deletes an unused destination; the row lock makes a concurrent route creation wait or fail. */

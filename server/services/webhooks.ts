@@ -6,6 +6,7 @@ import { systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { setHookEnabled } from '../worker/disable.js';
 import { presentResult } from './deliveries.js';
 import { forgetOnMove, privateHostKind } from './destinations.js';
 
@@ -21,6 +22,8 @@ export function presentWebhook(w: SystemWebhookRow) {
     url: w.url,
     events: w.events,
     enabled: w.enabled,
+    disabled_reason: w.disabledReason,
+    failing_since: w.failingSince?.toISOString() ?? null,
     health: w.health as Health,
     has_secret: w.secret !== null,
     created_at: w.createdAt.toISOString(),
@@ -112,8 +115,17 @@ export async function updateWebhook(
   body: { url?: string; events?: EventType[]; secret?: string | null; enabled?: boolean },
 ) {
   const db = deps.database.db;
-  const current = await getWebhookRow(db, actor.orgId, id);
+  let current = await getWebhookRow(db, actor.orgId, id);
   if (body.url !== undefined) checkUrl(deps, body.url);
+  if (body.enabled !== undefined && body.enabled !== current.enabled) {
+    // Off: its queued deliveries wait; on: the failure run is forgotten and they are due now.
+    const switched = await db.transaction((tx) =>
+      setHookEnabled(tx, actor.orgId, id, body.enabled as boolean, deps.now()),
+    );
+    if (!switched) throw notFound('webhook', id);
+    if (switched.enabled) deps.wake();
+    current = switched;
+  }
   const changes: Partial<SystemWebhookRow> = {};
   if (body.url !== undefined) changes.url = body.url;
   if (body.events !== undefined) changes.events = unique(body.events);
@@ -126,8 +138,7 @@ export async function updateWebhook(
   );
   if (moved.warnings.length) changes.secret = null;
   const warned = moved.warnings.length ? { warnings: moved.warnings } : {};
-  if (body.enabled !== undefined) changes.enabled = body.enabled;
-  const fresh = (body.url !== undefined && body.url !== current.url) || (body.enabled === true && !current.enabled);
+  const fresh = body.url !== undefined && body.url !== current.url;
   if (fresh) Object.assign(changes, { health: 'unknown', consecutiveFailures: 0 });
   if (!Object.keys(changes).length) return presentWebhook(current);
   const [row] = await db

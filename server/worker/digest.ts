@@ -3,6 +3,7 @@ import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from '
 import { newId } from '../../shared/ids.js';
 import { deliveries, destinations, forms, routes, submissions } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
+import { dueNowUnlessDisabledFor } from './disable.js';
 import { policyOf } from './policy.js';
 
 /** Closed periods looked at per route and check: the last three, so a late check still catches up. */
@@ -118,7 +119,7 @@ export async function planDigests(deps: Deps): Promise<number> {
           formId: form.id,
           status: 'pending',
           maxAttempts: policyOf(type).maxAttempts,
-          nextAttemptAt: now,
+          nextAttemptAt: dueNowUnlessDisabledFor(route.destinationId, now),
           eventType: 'digest.ready',
           periodKey,
           payload,

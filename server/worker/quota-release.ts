@@ -4,6 +4,7 @@ import { deliveries, organizations } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
 import { limitsOf } from '../services/orgs.js';
 import { quotaUsed } from '../services/quota.js';
+import { dueNowUnlessDisabled } from './disable.js';
 
 /** Organizations looked at per run, and submissions released per organization per run: one run stays short. */
 const ORGS_PER_RUN = 200;
@@ -65,7 +66,7 @@ async function releaseOrg(deps: Deps, orgId: string): Promise<ReleaseResult> {
     if (!ids.length) return { submissions: 0, deliveries: 0 };
     const released = await tx
       .update(deliveries)
-      .set({ status: 'pending', nextAttemptAt: now, releasedAt: now })
+      .set({ status: 'pending', nextAttemptAt: dueNowUnlessDisabled(now), releasedAt: now })
       .where(and(eq(deliveries.orgId, orgId), eq(deliveries.status, 'held'), inArray(deliveries.submissionId, ids)))
       .returning({ id: deliveries.id });
     return { submissions: ids.length, deliveries: released.length };

@@ -32,9 +32,9 @@ const SENT_DELIVERIES = `with v as (
     from v where d.id = v.id and d.status = 'sending' and d.attempts = v.attempts
     returning d.id, d.org_id, d.destination_id, v.at, v.event_id, v.subject, v.data
   ), dst as (
-    update destinations set health = 'ok', verified = true, consecutive_failures = 0
+    update destinations set health = 'ok', verified = true, consecutive_failures = 0, failing_since = null
     where id in (select destination_id from upd)
-      and (health <> 'ok' or not verified or consecutive_failures <> 0)
+      and (health <> 'ok' or not verified or consecutive_failures <> 0 or failing_since is not null)
   ), ev as (
     insert into events (id, org_id, type, subject, data, created_at)
     select event_id, org_id, 'delivery.sent', subject, data, at from upd
@@ -58,8 +58,8 @@ const SENT_HOOKS = `with v as (
     from v where d.id = v.id and d.status = 'sending' and d.attempts = v.attempts
     returning d.webhook_id
   ), wh as (
-    update system_webhooks set health = 'ok', consecutive_failures = 0
-    where id in (select webhook_id from upd) and (health <> 'ok' or consecutive_failures <> 0)
+    update system_webhooks set health = 'ok', consecutive_failures = 0, failing_since = null
+    where id in (select webhook_id from upd) and (health <> 'ok' or consecutive_failures <> 0 or failing_since is not null)
   )
   select (select count(*) from upd)::int as settled, 0 as dispatched`;
 

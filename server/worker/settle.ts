@@ -3,6 +3,7 @@ import { deliveries, destinations, systemWebhookDeliveries, systemWebhooks } fro
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import type { Claimed } from './claim.js';
+import { afterDeliveryFailure, afterHookFailure, failingSinceOnFailure } from './disable.js';
 import { type DeliveryPolicy, isFinal, policyOf } from './policy.js';
 import type { SendResult } from './types.js';
 
@@ -83,7 +84,7 @@ export async function settleDelivery(
     if (r.ok) {
       await tx
         .update(destinations)
-        .set({ health: 'ok', verified: true, consecutiveFailures: 0 })
+        .set({ health: 'ok', verified: true, consecutiveFailures: 0, failingSince: null })
         .where(eq(destinations.id, row.target_id));
       dispatched += (await appendEvent(tx, { orgId: row.org_id, type: 'delivery.sent', subject, data, now }))
         .dispatched;
@@ -91,10 +92,15 @@ export async function settleDelivery(
     }
     const [dest] = await tx
       .update(destinations)
-      .set({ consecutiveFailures: sql`${destinations.consecutiveFailures} + 1` })
+      .set({
+        consecutiveFailures: sql`${destinations.consecutiveFailures} + 1`,
+        failingSince: failingSinceOnFailure(now, destinations.failingSince),
+      })
       .where(eq(destinations.id, row.target_id))
       .returning();
     if (!dest) return { dispatched, retryAt: next };
+    const off = await afterDeliveryFailure(tx, deps, row, dest, r);
+    dispatched += off.dispatched;
     const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
     if (outcome === 'dead') {
       // Every death is in the log; system webhooks hear of it at most once an hour per destination.
@@ -124,7 +130,7 @@ export async function settleDelivery(
         dispatched += ev.dispatched;
       }
     }
-    return { dispatched, retryAt: next };
+    return { dispatched, retryAt: off.parked ? null : next };
   });
 }
 
@@ -153,17 +159,20 @@ export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult
       )
       .returning({ id: systemWebhookDeliveries.id });
     if (!updated.length) return null;
-    await tx
+    const [hook] = await tx
       .update(systemWebhooks)
       .set(
         r.ok
-          ? { health: 'ok', consecutiveFailures: 0 }
+          ? { health: 'ok', consecutiveFailures: 0, failingSince: null }
           : {
               consecutiveFailures: sql`${systemWebhooks.consecutiveFailures} + 1`,
               health: sql`case when ${systemWebhooks.consecutiveFailures} + 1 >= ${FAILING_AFTER} then 'failing' else ${systemWebhooks.health} end`,
+              failingSince: failingSinceOnFailure(now, systemWebhooks.failingSince),
             },
       )
-      .where(eq(systemWebhooks.id, row.target_id));
-    return next;
+      .where(eq(systemWebhooks.id, row.target_id))
+      .returning();
+    if (r.ok || !hook) return next;
+    return (await afterHookFailure(tx, deps, row, hook, r)).parked ? null : next;
   });
 }

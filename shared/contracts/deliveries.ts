@@ -1,4 +1,4 @@
-import { errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
 
 /**
  * `held`: planned for an over-quota submission; never claimed, no next_attempt_at. The housekeeping
@@ -48,6 +48,40 @@ export const DeliveryListQuery = ListQuery.extend({
   submission_id: z.string().optional(),
 });
 
+/** Statuses a bulk retry may select: the ones that are not queued already. */
+export const REPLAY_STATUSES = ['dead', 'failed'] as const;
+const Instant = z.iso.datetime({ offset: true });
+
+/** The time and status part of a bulk retry's filter (system webhooks take only this). */
+export const ReplayWindow = z.strictObject({
+  status: z
+    .array(z.enum(REPLAY_STATUSES))
+    .min(1)
+    .optional()
+    .meta({ description: 'statuses to queue again; default ["dead"]' }),
+  since: Instant.optional().meta({
+    description: 'only deliveries created at or after this ISO 8601 timestamp',
+    example: '2026-01-01T00:00:00Z',
+  }),
+  until: Instant.optional().meta({ description: 'only deliveries created before this ISO 8601 timestamp' }),
+});
+
+export const ReplayFilter = ReplayWindow.extend({
+  destination_id: z.string().optional().meta({ description: 'only deliveries to this destination' }),
+  route_id: z.string().optional().meta({ description: 'only deliveries of this route' }),
+  form_id: z.string().optional().meta({ description: 'only deliveries of submissions to this form' }),
+}).meta({
+  id: 'ReplayFilter',
+  description: 'Which deliveries to queue again; at least one of destination_id, route_id, form_id or since',
+});
+
+export const ReplayResult = z
+  .object({
+    matched: z.number().int().meta({ description: 'deliveries the filter selected' }),
+    queued: z.number().int().meta({ description: 'of those, queued again (others changed status meanwhile)' }),
+  })
+  .meta({ id: 'ReplayResult' });
+
 const tags = ['deliveries'];
 
 export const deliveryOps = {
@@ -86,6 +120,21 @@ export const deliveryOps = {
     responses: {
       202: json(Delivery, 'Queued again'),
       ...errors('unauthorized', 'forbidden', 'not_found', 'conflict'),
+    },
+  }),
+  retryAll: op('manage', {
+    method: 'post',
+    path: '/v1/deliveries/retry',
+    operationId: 'deliveries_retry_all',
+    tags,
+    summary:
+      'Bulk replay: every delivery of the organization matching the filter (status default ["dead"], destination_id, ' +
+      'route_id, form_id, since/until on created_at; at least one of destination_id, route_id, form_id, since) ' +
+      'becomes pending and due now with a fresh attempt budget, as a single retry does',
+    request: { body: body(ReplayFilter) },
+    responses: {
+      200: json(ReplayResult),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'idempotency_conflict'),
     },
   }),
 };

@@ -81,6 +81,17 @@ export const Destination = z
     config: z.record(z.string(), z.unknown()).meta({ description: `secrets read as "${REDACTED}"` }),
     health: z.enum(DESTINATION_HEALTH),
     verified: z.boolean(),
+    enabled: z.boolean().meta({
+      description:
+        'false: no delivery to it is attempted; they wait as pending until it is enabled again (PATCH {enabled:true})',
+    }),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'why it is disabled: "gone" (a webhook answered 410), "failing since …", or by hand' }),
+    failing_since: Timestamp.nullable().meta({
+      description: 'the first failure of the current unbroken run of failures; null after a success',
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'Destination' });
@@ -115,6 +126,14 @@ export const CreateDestinationBody = z
 export const UpdateDestinationBody = z
   .strictObject({
     name: Name.optional(),
+    enabled: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'false pauses it (its deliveries wait as pending, not attempted); true re-enables it, clears failing_since, ' +
+          'and makes every waiting delivery due now',
+      }),
     config: z
       .record(z.string(), z.unknown())
       .optional()

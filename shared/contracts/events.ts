@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   'drift.detected',
   'destination.failing',
   'submissions.erased',
+  'destination.disabled',
+  'webhook.disabled',
+  'deliveries.replayed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,5 +1,5 @@
 import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
-import { DeliveryResult } from './deliveries.js';
+import { DeliveryResult, ReplayResult, ReplayWindow } from './deliveries.js';
 import { DESTINATION_HEALTH } from './destinations.js';
 import { EVENT_TYPES } from './events.js';
 
@@ -18,7 +18,16 @@ export const SystemWebhook = z
     id: z.string(),
     url: z.string(),
     events: z.array(z.string()),
-    enabled: z.boolean(),
+    enabled: z.boolean().meta({
+      description: 'false: no event is queued for it, and its queued deliveries wait until it is enabled again',
+    }),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'why it is disabled: "gone" (it answered 410), "failing since …", or by hand' }),
+    failing_since: Timestamp.nullable().meta({
+      description: 'the first failure of the current unbroken run of failures; null after a success',
+    }),
     health: z.enum(DESTINATION_HEALTH),
     has_secret: z.boolean().meta({ description: 'whether deliveries are signed; the secret itself is never returned' }),
     created_at: Timestamp,
@@ -145,6 +154,20 @@ export const webhookOps = {
     responses: {
       200: json(listOf(SystemWebhookDelivery, 'SystemWebhookDeliveryList')),
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
+    },
+  }),
+  retryDeliveries: op('manage', {
+    method: 'post',
+    path: '/v1/webhooks/{id}/deliveries/retry',
+    operationId: 'webhooks_deliveries_retry',
+    tags,
+    summary:
+      'Bulk replay of a system webhook\'s deliveries (status default ["dead"], since/until on created_at): each ' +
+      'becomes pending and due now with a fresh attempt budget',
+    request: { params: IdParam, body: body(ReplayWindow.meta({ id: 'WebhookReplayFilter' })) },
+    responses: {
+      200: json(ReplayResult),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'idempotency_conflict'),
     },
   }),
 };

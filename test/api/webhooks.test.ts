@@ -62,6 +62,8 @@ describe('system webhooks CRUD', () => {
       url: URL_A,
       events: ['submission.received', 'delivery.dead'],
       enabled: true,
+      disabled_reason: null,
+      failing_since: null,
       health: 'unknown',
       has_secret: true,
       created_at: expect.stringMatching(/Z$/),

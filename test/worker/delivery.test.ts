@@ -161,7 +161,7 @@ describe('the delivery worker', () => {
 
   it('retries a dead delivery on request with a fresh attempt budget; other states answer 409', async () => {
     const hook = await receiver(() => ({ status: 410 }));
-    const { formId } = await routed(hook.url);
+    const { formId, destId } = await routed(hook.url);
     const d = await deliveryOf((await submit(formId, { name: 'again' })).submission_id);
     await waitStatus(d.id, 'dead');
     expect((await t.api('POST', `/v1/deliveries/${d.id}/retry`, readKey, { json: {} })).status).toBe(403);
@@ -170,6 +170,10 @@ describe('the delivery worker', () => {
     const r = await t.api('POST', `/v1/deliveries/${d.id}/retry`, key, { json: {} });
     expect(r.status).toBe(202);
     expect(r.json).toMatchObject({ id: d.id, status: 'pending', attempts: 0 });
+    // The 410 switched the destination off: the retried delivery waits, not due, until it is back on.
+    expect(r.json.next_attempt_at).toBeNull();
+    const on = await t.api('PATCH', `/v1/destinations/${destId}`, key, { json: { enabled: true } });
+    expect(on.json).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
     const sent = await waitStatus(d.id, 'sent');
     expect(sent.attempts).toBe(1);
     expect(hook.requests).toHaveLength(2);
