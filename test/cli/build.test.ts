@@ -59,6 +59,17 @@ describe('the compiled CLI loads only what a command needs', () => {
       expect(chunk(r.dist, name), name).toBe(false);
   });
 
+  it('whoami loads its own contract only: no other operation, no hono, no OpenAPI generator', () => {
+    const r = modulesOf(['bin/formsvc.js', 'whoami', '--api-key', 'fs_test', '--base-url', 'http://127.0.0.1:9']);
+    expect(r.status).toBe(1);
+    const code = r.dist.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    expect(code).toContain('"me_get"');
+    for (const other of ['forms_create', 'submissions_list', 'webhooks_create', 'keys_create'])
+      expect(code.includes(`"${other}"`), other).toBe(false);
+    expect(code).not.toContain('OpenAPIHono');
+    expect(r.urls.some((u) => u.includes('/node_modules/hono/'))).toBe(false);
+  });
+
   it('the server loads neither oclif, the CLI nor the MCP SDK at start', () => {
     const r = modulesOf(['dist/server/main.js'], { MAIL_TRANSPORT: 'bogus' });
     expect(r.status).toBe(1);
