@@ -35,6 +35,26 @@ const mendedPostgres = {
   },
 };
 
+/**
+ * zod's `locales` namespace (z.locales, z.core.locales) holds every language's error messages:
+ * 370 kB that every CLI command and the server compile. formsvc sets no locale (zod's default is
+ * `en`), so the bundled zod keeps `en` only.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return undefined;
+      return { path: path.join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};\n`,
+      loader: 'js',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 /** After each build: the command manifest, then the stamp that says which sources dist/ was built from. */
 const afterBuild = {
   name: 'manifest-and-stamp',
@@ -79,7 +99,7 @@ export const buildOptions = {
   },
   metafile: true,
   logLevel: 'warning',
-  plugins: [mendedPostgres, afterBuild],
+  plugins: [mendedPostgres, zodEnglishOnly, afterBuild],
 };
 
 /**
