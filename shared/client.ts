@@ -23,7 +23,7 @@
  *     signal  aborts the call; the returned promise then rejects with the abort reason
  *   Typed when `operation` is a registry entry: body = z.input of its JSON body schema,
  *   data = z.output of its 2xx JSON schema (DataOf<O>, BodyOf<O>). An unknown operationId rejects.
- *   Also exported: getOperation(operationId), buildPath(path, params), honoursIdempotencyKey(op).
+ *   Also exported: getOperation(operationId) (a promise: the registry loads on first use), buildPath(path, params), honoursIdempotencyKey(op).
  *
  * Retries: only idempotent calls — GET/HEAD/OPTIONS, and POSTs carrying the Idempotency-Key this
  * client generated itself (every POST gets one; the server dedupes them), when the server honours the
@@ -38,7 +38,6 @@
  */
 
 import type { Operation, z } from './contracts/common.js';
-import { operations } from './contracts/index.js';
 
 export {
   DEFAULT_BASE_URL,
@@ -117,11 +116,16 @@ export interface Client {
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-const byId = new Map(operations.map((o) => [o.operationId, o]));
+let byId: Promise<Map<string, Operation>> | undefined;
 
-/** A registry entry by operationId (throws for an unknown id: a programming error, not an API one). */
-export function getOperation(operationId: string): Operation {
-  const o = byId.get(operationId);
+/**
+ * A registry entry by operationId (rejects for an unknown id: a programming error, not an API one).
+ * The registry loads with the first lookup: a caller that passes the entry itself (every hand-written
+ * CLI command) never loads the contracts it does not call.
+ */
+export async function getOperation(operationId: string): Promise<Operation> {
+  byId ??= import('./contracts/index.js').then(({ operations }) => new Map(operations.map((o) => [o.operationId, o])));
+  const o = (await byId).get(operationId);
   if (!o) throw new Error(`unknown operation "${operationId}"`);
   return o;
 }
@@ -217,7 +221,7 @@ export function createClient(opts: ClientOptions): Client {
   const backoffMs = opts.backoffMs ?? 250;
 
   async function call(operation: Operation | string, input: CallInput = {}): Promise<ApiResult> {
-    const o = typeof operation === 'string' ? getOperation(operation) : operation;
+    const o = typeof operation === 'string' ? await getOperation(operation) : operation;
     const method = o.method.toUpperCase();
     const url = new URL(baseUrl + buildPath(o.path, input.params));
     appendQuery(url, input.query);

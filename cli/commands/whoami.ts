@@ -1,4 +1,4 @@
-import { ops } from '../../shared/contracts/index.js';
+import { meOps } from '../../shared/contracts/me.js';
 import { ApiCommand } from '../base.js';
 
 export default class Whoami extends ApiCommand {
@@ -6,12 +6,12 @@ export default class Whoami extends ApiCommand {
   static description = 'GET /v1/me: who the key belongs to, its scopes, the plan limits and usage.';
   static examples = ['formsvc whoami', 'formsvc whoami --json'];
   static aliases = ['me:get'];
-  static operationIds = [ops.me.get.operationId];
+  static operationIds = [meOps.get.operationId];
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Whoami);
     await this.setup(flags, { needKey: true });
-    const res = await this.client.call(ops.me.get);
+    const res = await this.client.call(meOps.get);
     if (res.error) this.failWith(res);
     const me = res.data;
     const text = [

@@ -1,8 +1,18 @@
-import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
+import type { RouteConfig } from '@hono/zod-openapi';
+import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { NO_CREDENTIALS, SESSION_ONLY, type Security } from './security.js';
 
 export { z };
+
+/**
+ * @hono/zod-openapi's createRoute, restated: the config plus a non-enumerable getRoutingPath. Importing
+ * it would load hono and the OpenAPI generator with every contract, in every CLI command, for this.
+ */
+function createRoute<R extends RouteConfig>(route: R): R & { getRoutingPath(): string } {
+  const withPath = { ...route, getRoutingPath: () => route.path.replaceAll(/\/{(.+?)}/g, '/:$1') };
+  return Object.defineProperty(withPath, 'getRoutingPath', { enumerable: false });
+}
 
 /** Who may call an operation. `session` = dashboard session cookie with owner or admin role. */
 export type Scope = 'public' | 'submit' | 'read' | 'manage' | 'session';

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { staleReason, stampInputs } from '../../scripts/build-state.mjs';
 
@@ -34,7 +35,9 @@ export async function resolve(specifier, context, next) {
     timeout: 60_000,
   });
   const urls = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-  const dist = urls.filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 1));
+  // The project's compiled files (not a package's dist/), relative to the project.
+  const ownDist = pathToFileURL(path.resolve('dist')).href;
+  const dist = urls.filter((u) => u.startsWith(`${ownDist}/`)).map((u) => `dist/${u.slice(ownDist.length + 1)}`);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, urls, dist };
 }
 
@@ -59,11 +62,24 @@ describe('the compiled CLI loads only what a command needs', () => {
       expect(chunk(r.dist, name), name).toBe(false);
   });
 
+  it('whoami loads its own contract only: no other operation, no hono, no OpenAPI generator', () => {
+    const r = modulesOf(['bin/formsvc.js', 'whoami', '--api-key', 'fs_test', '--base-url', 'http://127.0.0.1:9']);
+    expect(r.status).toBe(1);
+    const code = r.dist.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    expect(code).toContain('"me_get"');
+    for (const other of ['forms_create', 'submissions_list', 'webhooks_create', 'keys_create'])
+      expect(code.includes(`"${other}"`), other).toBe(false);
+    expect(code).not.toContain('OpenAPIHono');
+    expect(r.urls.some((u) => u.includes('/node_modules/hono/'))).toBe(false);
+  });
+
   it('the server loads neither oclif, the CLI nor the MCP SDK at start', () => {
     const r = modulesOf(['dist/server/main.js'], { MAIL_TRANSPORT: 'bogus' });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('MAIL_TRANSPORT must be');
     expect(r.urls.some((u) => u.includes('/node_modules/@oclif/'))).toBe(false);
+    // oclif is bundled into the CLI's chunks: none of them loads with the server.
+    expect(r.dist.some((f) => fs.readFileSync(f, 'utf8').includes('oclif'))).toBe(false);
     expect(r.dist.some((f) => f.startsWith('dist/cli/'))).toBe(false);
     expect(r.urls.some((u) => u.includes('/node_modules/tsx/'))).toBe(false);
     // The MCP SDK loads with the first POST /mcp, not at start.
