@@ -1,5 +1,5 @@
 import { digestItems, fieldEntries, formatValue } from '../template.js';
-import type { HttpResult, OutboundMessage, SendResult } from '../types.js';
+import type { Adapter, HttpResult, OutboundMessage, SendResult } from '../types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -106,4 +106,38 @@ export function chatResult(
   }
   if (http.status === 429) return fail(`rate limited (${answer})`);
   return fail(http.ok ? `unexpected answer (${answer})` : `answered ${answer}`);
+}
+
+/**
+ * The shared part of a chat adapter: the destination's `config.url` (a missing one fails for good),
+ * the message built from the submission or the digest with the optional `config.template`, and one
+ * guarded JSON POST within the policy's timeout. `send` decides what the provider's answer means.
+ */
+export function postChat(
+  provider: 'slack' | 'discord',
+  urlHint: string,
+  build: (msg: OutboundMessage, template: string | null) => unknown,
+  settle: (http: HttpResult) => SendResult,
+): Adapter {
+  return async (deps, dest, msg, opts) => {
+    const url = typeof dest.config.url === 'string' ? dest.config.url : '';
+    if (!url) {
+      return {
+        ok: false,
+        status_code: null,
+        latency_ms: 0,
+        response_excerpt: '',
+        error: `${provider}: the destination needs config.url (${urlHint})`,
+        retryable: false,
+      };
+    }
+    const template = typeof dest.config.template === 'string' && dest.config.template ? dest.config.template : null;
+    const http = await deps.outbound.post(
+      url,
+      JSON.stringify(build(msg, template)),
+      { 'content-type': 'application/json', 'user-agent': 'formsvc/0.1' },
+      { timeoutMs: opts?.timeoutMs ?? deps.config.webhookTimeoutMs },
+    );
+    return settle(http);
+  };
 }

@@ -8,6 +8,7 @@ import {
   escapedFields,
   listLines,
   moreText,
+  postChat,
   submissionLine,
 } from './chat.js';
 
@@ -131,34 +132,22 @@ function parseAnswer(excerpt: string): DiscordAnswer | null {
  * guarded outbound client. 200 and 204 are sent; a 429 waits what the body's `retry_after`
  * (seconds) or the Retry-After header asks.
  */
-export const discordAdapter: Adapter = async (deps, dest, msg, opts) => {
-  const url = typeof dest.config.url === 'string' ? dest.config.url : '';
-  if (!url) {
-    return {
-      ok: false,
-      status_code: null,
-      latency_ms: 0,
-      response_excerpt: '',
-      error: 'discord: the destination needs config.url (the webhook URL)',
-      retryable: false,
-    };
-  }
-  const template = typeof dest.config.template === 'string' && dest.config.template ? dest.config.template : null;
-  const message =
-    msg.event === 'digest.ready' ? digestMessage(msg.context, template) : submissionMessage(msg.context, template);
-  const http = await deps.outbound.post(
-    url,
-    JSON.stringify({ ...message, allowed_mentions: { parse: [] } }),
-    { 'content-type': 'application/json', 'user-agent': 'formsvc/0.1' },
-    { timeoutMs: opts?.timeoutMs ?? deps.config.webhookTimeoutMs },
-  );
-  const answer = parseAnswer(http.excerpt);
-  const bodyWait = answer?.retry_after;
-  const retryAfterMs =
-    http.status === 429 && typeof bodyWait === 'number' && bodyWait >= 0
-      ? Math.ceil(bodyWait * 1000)
-      : http.retryAfterMs;
-  const detail = (excerpt: string) =>
-    typeof answer?.message === 'string' ? answerText(answer.message) : answerText(excerpt);
-  return chatResult('discord', http, http.status === 200 || http.status === 204, detail, retryAfterMs);
-};
+export const discordAdapter: Adapter = postChat(
+  'discord',
+  'the webhook URL',
+  (msg, template) => ({
+    ...(msg.event === 'digest.ready' ? digestMessage(msg.context, template) : submissionMessage(msg.context, template)),
+    allowed_mentions: { parse: [] },
+  }),
+  (http) => {
+    const answer = parseAnswer(http.excerpt);
+    const bodyWait = answer?.retry_after;
+    const retryAfterMs =
+      http.status === 429 && typeof bodyWait === 'number' && bodyWait >= 0
+        ? Math.ceil(bodyWait * 1000)
+        : http.retryAfterMs;
+    const detail = (excerpt: string) =>
+      typeof answer?.message === 'string' ? answerText(answer.message) : answerText(excerpt);
+    return chatResult('discord', http, http.status === 200 || http.status === 204, detail, retryAfterMs);
+  },
+);

@@ -8,6 +8,7 @@ import {
   escapedFields,
   listLines,
   moreText,
+  postChat,
   submissionLine,
 } from './chat.js';
 
@@ -96,27 +97,13 @@ function digestMessage(ctx: Ctx, template: string | null): Obj {
  * is escaped (the template's own text is not); Slack answers 200 with the body `ok`, and anything
  * else is a failure carrying Slack's text.
  */
-export const slackAdapter: Adapter = async (deps, dest, msg, opts) => {
-  const url = typeof dest.config.url === 'string' ? dest.config.url : '';
-  if (!url) {
-    return {
-      ok: false,
-      status_code: null,
-      latency_ms: 0,
-      response_excerpt: '',
-      error: 'slack: the destination needs config.url (the incoming-webhook URL)',
-      retryable: false,
-    };
-  }
-  const template = typeof dest.config.template === 'string' && dest.config.template ? dest.config.template : null;
-  const message =
-    msg.event === 'digest.ready' ? digestMessage(msg.context, template) : submissionMessage(msg.context, template);
-  const http = await deps.outbound.post(
-    url,
-    JSON.stringify(message),
-    { 'content-type': 'application/json', 'user-agent': 'formsvc/0.1' },
-    { timeoutMs: opts?.timeoutMs ?? deps.config.webhookTimeoutMs },
-  );
-  const accepted = http.status === 200 && http.excerpt.trim() === 'ok';
-  return chatResult('slack', http, accepted, (excerpt) => answerText(excerpt), http.retryAfterMs);
-};
+export const slackAdapter: Adapter = postChat(
+  'slack',
+  'the incoming-webhook URL',
+  (msg, template) =>
+    msg.event === 'digest.ready' ? digestMessage(msg.context, template) : submissionMessage(msg.context, template),
+  (http) => {
+    const accepted = http.status === 200 && http.excerpt.trim() === 'ok';
+    return chatResult('slack', http, accepted, (excerpt) => answerText(excerpt), http.retryAfterMs);
+  },
+);
