@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { operations } from '../shared/contracts/index.js';
 import type { ErrorCode } from '../shared/errors.js';
+import { registerDashboard } from './dashboard/index.js';
 import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
 import type { AppEnv, Deps } from './http/context.js';
 import { ApiError, clientGone, envelope, zodIssues } from './http/errors.js';
@@ -94,6 +95,7 @@ export function buildApp(deps: Deps) {
   );
 
   mountOperations(app);
+  registerDashboard(app);
 
   app.notFound((c) => {
     const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);

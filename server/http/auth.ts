@@ -5,7 +5,7 @@ import type { Scope } from '../../shared/contracts/common.js';
 import { SESSION_COOKIE } from '../../shared/contracts/security.js';
 import { apiKeys, memberships, sessions } from '../db/schema.js';
 import { sha256 } from '../services/secrets.js';
-import type { Actor, AppEnv, KeyScope, Role } from './context.js';
+import type { Actor, AppEnv, Deps, KeyScope, Role } from './context.js';
 import { ApiError } from './errors.js';
 
 /** The cookie name lives in the contract, which declares it as the Session security scheme. */
@@ -37,7 +37,7 @@ export function authorize(scope: Scope): MiddlewareHandler<AppEnv> {
       }
     } else {
       const token = getCookie(c, SESSION_COOKIE);
-      if (token) actor = await sessionActor(c, token);
+      if (token) actor = await sessionActor(c.get('deps'), token);
     }
     if (!actor) throw new ApiError('unauthorized', 'Missing or invalid credentials.');
     if (scope === 'session') {
@@ -83,8 +83,9 @@ async function keyActor(c: Parameters<MiddlewareHandler<AppEnv>>[0], secret: str
   };
 }
 
-async function sessionActor(c: Parameters<MiddlewareHandler<AppEnv>>[0], token: string): Promise<Actor | null> {
-  const { database, now } = c.get('deps');
+/** The actor of a session cookie's token, or null when it is unknown, expired or signed out. */
+export async function sessionActor(deps: Deps, token: string): Promise<Actor | null> {
+  const { database, now } = deps;
   const [row] = await database.db
     .select({ s: sessions, role: memberships.role })
     .from(sessions)

@@ -6,8 +6,8 @@ import { serverSecrets } from '../db/schema.js';
 
 const KEY_NAME = 'file_links';
 
-/** The key per database handle: read (or made) once, then kept for the life of the process. */
-const keys = new WeakMap<Database, Promise<Buffer>>();
+/** The keys per database handle and name: read (or made) once, then kept for the life of the process. */
+const keys = new WeakMap<Database, Map<string, Promise<Buffer>>>();
 
 /**
  * The HMAC key of signed download URLs. Generated once per deployment and kept in the database
@@ -15,21 +15,32 @@ const keys = new WeakMap<Database, Promise<Buffer>>();
  * signs and checks alike and links survive restarts.
  */
 export function fileLinkKey(database: Database): Promise<Buffer> {
-  let key = keys.get(database);
+  return serverKey(database, KEY_NAME);
+}
+
+/** A named 32-byte server key (`server_secrets`), made by the first process that needs it. */
+export function serverKey(database: Database, name: string): Promise<Buffer> {
+  let byName = keys.get(database);
+  if (!byName) {
+    byName = new Map();
+    keys.set(database, byName);
+  }
+  const known = byName;
+  let key = known.get(name);
   if (!key) {
     key = (async () => {
       await database.db
         .insert(serverSecrets)
-        .values({ name: KEY_NAME, value: crypto.randomBytes(32).toString('base64') })
+        .values({ name, value: crypto.randomBytes(32).toString('base64') })
         .onConflictDoNothing();
       const [row] = await database.db
         .select({ value: serverSecrets.value })
         .from(serverSecrets)
-        .where(eq(serverSecrets.name, KEY_NAME));
+        .where(eq(serverSecrets.name, name));
       return Buffer.from(row.value, 'base64');
     })();
-    key.catch(() => keys.delete(database)); // a failed read is tried again next time
-    keys.set(database, key);
+    key.catch(() => known.delete(name)); // a failed read is tried again next time
+    known.set(name, key);
   }
   return key;
 }
