@@ -19,6 +19,9 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 /** Served on purpose outside the contract, each for a reason. */
 const UNDOCUMENTED: Record<string, string> = {};
 
+/** The people's HTML pages (the dashboard, hosted form pages): not API operations, not in /openapi.json. */
+const PAGES = /^\/(app|f)(\/|$)/;
+
 /** Error answers that are not the envelope, on purpose. */
 const NOT_ENVELOPED: Record<string, string> = {
   'system_health 503': 'load balancers read {ok: false}; the body says the database is not reachable',
@@ -37,7 +40,7 @@ describe('/openapi.json is the contract of what is mounted', () => {
     }
     const mounted = new Set<string>();
     for (const r of t.app.routes) {
-      if (r.method === 'ALL') continue; // middleware
+      if (r.method === 'ALL' || PAGES.test(r.path)) continue; // middleware, pages
       mounted.add(`${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`);
     }
     const missingFromDoc = [...mounted].filter((k) => !documented.has(k) && !UNDOCUMENTED[k]);
