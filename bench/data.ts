@@ -37,21 +37,23 @@ const SEARCH_RUNS = 25;
 /**
  * One statement: ids in time order (the newest has the largest g), a contact form's fields with
  * one unique address each, a company out of 100 (1 % of rows each) and a message with a unique
- * token (md5 of g). Parameters: $1 organization, $2 form, $3 rows.
+ * token (md5 of g), written with their search text as the worker's indexer leaves it. Parameters:
+ * $1 organization, $2 form, $3 rows.
  */
 const SEED = `
-  insert into submissions (id, org_id, form_id, status, test, data, spam, meta, client_ip, received_at)
-  select 'sb_bench' || lpad(g::text, 10, '0'), $1, $2, 'received', false,
+  insert into submissions (id, org_id, form_id, status, test, data, spam, meta, client_ip, received_at, search_text)
+  select id, $1, $2, 'received', false, data, '{"score":0,"reasons":[]}', '{"ip":"127.0.0.1"}', '127.0.0.1', received_at,
+    formsvc_search_text(id, data)
+  from (select 'sb_bench' || lpad(g::text, 10, '0') as id,
     jsonb_build_object(
       'name', 'Person ' || g,
       'email', 'user' || g || '@example.com',
       'company', 'Company' || (g % ${COMPANIES}),
       'topic', (array['pricing', 'support', 'sales', 'press'])[1 + g % 4],
       'message', 'Hello, we would like to hear more about the team plan. Ref ' || md5(g::text),
-      'consent', true),
-    '{"score":0,"reasons":[]}', '{"ip":"127.0.0.1"}', '127.0.0.1',
-    now() - make_interval(secs => $3::int - g)
-  from generate_series(1, $3::int) g`;
+      'consent', true) as data,
+    now() - make_interval(secs => $3::int - g) as received_at
+  from generate_series(1, $3::int) g) s`;
 
 /** Seeds the rows; on PGlite with the service stopped (the files are one process's at a time). */
 async function seed(store: Awaited<ReturnType<typeof openStore>>, svc: Service, ids: Ids, rows: number) {

@@ -21,6 +21,8 @@ export interface Config {
   /** a destination or system webhook failing without a success this long is disabled by the worker */
   destinationDisableAfterS: number;
   digestCheckMs: number;
+  /** How often the worker writes the search text of new submissions (q's index), in batches. */
+  searchIndexMs: number;
   /** How often the housekeeping jobs run (release of held deliveries, retention, …). */
   housekeepingMs: number;
   webhookTimeoutMs: number;
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     retryBaseMs: int(env.RETRY_BASE_MS, 30_000),
     destinationDisableAfterS: Math.max(1, int(env.DESTINATION_DISABLE_AFTER_S, 5 * 86_400)),
     digestCheckMs: int(env.DIGEST_CHECK_MS, 60_000),
+    searchIndexMs: Math.max(10, int(env.SEARCH_INDEX_MS, 1000)),
     housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
     attachmentUrlTtlS: Math.max(60, int(env.ATTACHMENT_URL_TTL_S, 86_400)),

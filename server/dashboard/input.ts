@@ -6,7 +6,11 @@ import type { DashEnv } from './env.js';
 
 type AnyOp = {
   'x-scope': Scope;
-  request?: { body?: { content: { 'application/json': { schema: z.ZodType } } }; query?: z.ZodType };
+  request?: {
+    body?: { content: { 'application/json': { schema: z.ZodType } } };
+    query?: z.ZodType;
+    params?: z.ZodType;
+  };
 };
 type BodyOf<O extends AnyOp> = O['request'] extends { body: { content: { 'application/json': { schema: infer S } } } }
   ? S extends z.ZodType

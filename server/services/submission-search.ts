@@ -12,17 +12,31 @@ export function searchWords(q: string): string[] {
 /** `%`, `_` and `\` are LIKE's own characters: matched literally. */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
+/** The search text of a row the indexer has not reached yet, computed as the indexer would write it. */
+const liveText = sql`formsvc_search_text(${submissions.id}, ${submissions.data})`;
+
 /**
- * `q`: every word occurs in search_text (the id and the data's strings and numbers, lowercased).
- * Each word is one `LIKE '%word%'`, answered from the pg_trgm index on search_text.
+ * Rows whose search text holds every pattern: indexed rows through the pg_trgm index on
+ * search_text, and the few rows the worker's indexer has not reached yet (search_text null, found
+ * by their own partial index) by computing the same text on the fly.
+ */
+function textHolds(patterns: string[]): SQL {
+  const all = (text: SQL | typeof submissions.searchText) =>
+    sql.join(
+      patterns.map((p) => sql`${text} like ${p}`),
+      sql` and `,
+    );
+  return sql`((${all(submissions.searchText)}) or (${submissions.searchText} is null and ${all(liveText)}))`;
+}
+
+/**
+ * `q`: every word occurs in the search text (the id and the data's strings and numbers, lowercased).
+ * Each word is one `LIKE '%word%'`.
  */
 export function searchCondition(q: string): SQL {
   const words = searchWords(q);
   if (!words.length) return sql`false`;
-  return sql.join(
-    words.map((w) => sql`${submissions.searchText} like ${`%${likeLiteral(w)}%`}`),
-    sql` and `,
-  );
+  return textHolds(words.map((w) => `%${likeLiteral(w)}%`));
 }
 
 /**
@@ -32,7 +46,7 @@ export function searchCondition(q: string): SQL {
  */
 export function addressCondition(email: string): SQL {
   const address = email.trim().toLowerCase();
-  return sql`(${submissions.searchText} like ${`%${likeLiteral(address)}%`} and exists (
+  return sql`(${textHolds([`%${likeLiteral(address)}%`])} and exists (
     select 1 from jsonb_path_query(${submissions.data}, 'strict $.** ? (@.type() == "string")') v
     where lower(btrim(v #>> '{}', E' \t\r\n')) = ${address}))`;
 }

@@ -42,7 +42,8 @@ export class Pipeline {
   /** Rows this process holds: queued, sending, or sent and waiting to be recorded. */
   private readonly claimed = new Map<string, Held>();
   private readonly lanes: Lanes;
-  private readonly intakeLoad: IntakeLoad;
+  /** This process's intake load (other worker jobs yield to it too). */
+  readonly intakeLoad: IntakeLoad;
   private readonly stats: OutboxStats;
   private readonly recorder: Recorder;
   private readonly want: Record<OutboxKind, boolean> = { delivery: false, hook: false };

@@ -3,6 +3,7 @@ import { planDigests } from './digest.js';
 import { runHousekeeping } from './housekeeping.js';
 import type { IntakeLoad } from './intake-load.js';
 import { Pipeline } from './pipeline.js';
+import { indexSearchBatch, SEARCH_INDEX_BATCH } from './search-index.js';
 import type { AdapterDeps } from './types.js';
 
 /** NOTIFY channel: any process that committed deliveries wakes every worker on the server. */
@@ -21,6 +22,7 @@ export class Worker {
   private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | null = null;
   private housekeepingRun: Promise<unknown> | null = null;
+  private indexRun: Promise<unknown> | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -36,6 +38,7 @@ export class Worker {
     this.timers.push(setInterval(() => this.wake(), config.workerTickMs));
     this.timers.push(setInterval(() => void this.digests(), config.digestCheckMs));
     this.timers.push(setInterval(() => void this.housekeeping(), config.housekeepingMs));
+    this.timers.push(setInterval(() => void this.searchIndex(), config.searchIndexMs));
     for (const t of this.timers) t.unref();
     this.unlisten = await database.listen(WAKE_CHANNEL, () => this.wake());
     this.wake();
@@ -76,6 +79,28 @@ export class Worker {
   }
 
   /**
+   * Writes the search text of new submissions, a batch at a time, until none is left or intake
+   * starts queueing in this process (intake first: the rows wait for the next tick, and `q` finds
+   * them meanwhile by computing their text). One run at a time in this process.
+   */
+  async searchIndex() {
+    if (this.stopped || this.indexRun) return;
+    const load = this.pipeline.intakeLoad;
+    this.indexRun = (async () => {
+      while (!this.stopped && !load.busy()) {
+        if ((await indexSearchBatch(this.deps.database)) < SEARCH_INDEX_BATCH) return;
+      }
+    })()
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err: String(err) }, 'search indexing failed; the next tick tries again'),
+      )
+      .finally(() => {
+        this.indexRun = null;
+      });
+    await this.indexRun;
+  }
+
+  /**
    * Stops claiming, hands back claimed rows not yet sent, waits up to `graceMs` for sends in flight,
    * then hands back what is still claimed (due again at once, attempt not counted) so another
    * process takes it without waiting for the lease to run out.
@@ -84,6 +109,6 @@ export class Worker {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     if (this.unlisten) await this.unlisten().catch(() => {});
-    await Promise.all([this.housekeepingRun, this.pipeline.stop(graceMs)]);
+    await Promise.all([this.housekeepingRun, this.indexRun, this.pipeline.stop(graceMs)]);
   }
 }

@@ -1,5 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexSearchBatch } from '../../server/worker/search-index.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { until } from '../helpers/receiver.js';
 import { createForm, orgIdOf, seedSubmission } from '../helpers/seed.js';
 
 let t: TestEnv;
@@ -126,5 +129,57 @@ describe('GET /v1/submissions?email=', () => {
       expect(r.json.error.code).toBe('validation_failed');
       expect(r.json.error.hint).toBeTruthy();
     }
+  });
+});
+
+describe('the search index, written off the intake path', () => {
+  const textOf = async (id: string) =>
+    (
+      await t.deps.database.rows<{ search_text: string | null }>(
+        sql`select search_text from submissions where id = ${id}`,
+      )
+    )[0].search_text;
+
+  it('stores a submission without its search text; the indexer writes it; q finds the row before and after', async () => {
+    const formId = await createForm(t, key);
+    const w = word();
+    const s = await seedSubmission(t, { orgId, formId, data: { who: { name: `Ada ${w.toUpperCase()}` }, n: [42.5] } });
+    expect(await textOf(s.id)).toBeNull();
+    expect(ids(await search(`${w} ada 42.5`))).toEqual([s.id]);
+    expect(ids(await search(w, '', otherKey))).toEqual([]);
+
+    let written = 0;
+    for (let n = await indexSearchBatch(t.deps.database, 50); n > 0; n = await indexSearchBatch(t.deps.database, 50)) {
+      written += n;
+    }
+    expect(written).toBeGreaterThan(0);
+    const text = await textOf(s.id);
+    expect(text?.startsWith(`${s.id} [`)).toBe(true);
+    expect(text).toContain(`"ada ${w}"`);
+    expect(text).toContain('42.5');
+    expect(ids(await search(`${w} ada 42.5`))).toEqual([s.id]);
+    expect(ids(await search(`${w} nobody`))).toEqual([]);
+    expect(ids(await search(w, '', otherKey))).toEqual([]);
+    // Nothing is left for the indexer.
+    expect(await indexSearchBatch(t.deps.database)).toBe(0);
+  });
+
+  it('finds indexed and not yet indexed rows together, newest first', async () => {
+    const formId = await createForm(t, key);
+    const w = word();
+    const old = await seedSubmission(t, { orgId, formId, data: { m: w } });
+    while ((await indexSearchBatch(t.deps.database)) > 0);
+    const fresh = await seedSubmission(t, { orgId, formId, data: { m: `${w}!` } });
+    expect(await textOf(old.id)).not.toBeNull();
+    expect(await textOf(fresh.id)).toBeNull();
+    expect(ids(await search(w))).toEqual([fresh.id, old.id]);
+  });
+
+  it('is written by the worker on its own tick', async () => {
+    const formId = await createForm(t, key);
+    const s = await seedSubmission(t, { orgId, formId, data: { m: word() } });
+    await t.startWorker();
+    await until('search text written', async () => (await textOf(s.id)) !== null, 10_000);
+    expect(await textOf(s.id)).toContain(s.id);
   });
 });

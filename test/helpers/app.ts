@@ -41,6 +41,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
     WORKER_TICK_MS: '200',
     DIGEST_CHECK_MS: '300',
     HOUSEKEEPING_MS: '300',
+    SEARCH_INDEX_MS: '200',
     ...env,
   });
   const url = process.env.TEST_DATABASE_URL;
