@@ -43,7 +43,9 @@ describe.skipIf(noBrowser)('dashboard forms in Chromium', () => {
     await page.type('#s-redirect', 'example.com/thanks');
     await submitWith('form[action$="/settings"] button[type=submit]');
     expect(await page.$eval('#s-redirect-err', (e) => e.textContent)).toBeTruthy();
-    expect(await page.$eval('#s-redirect', (e) => (e as unknown as { value: string }).value)).toBe('example.com/thanks');
+    expect(await page.$eval('#s-redirect', (e) => (e as unknown as { value: string }).value)).toBe(
+      'example.com/thanks',
+    );
     expect(await axeProblems(page)).toEqual([]);
     await page.$eval('#s-redirect', (e) => {
       (e as unknown as { value: string }).value = '';
@@ -59,18 +61,14 @@ describe.skipIf(noBrowser)('dashboard forms in Chromium', () => {
     const snippet = await page.$eval('#embed-html', (e) => e.textContent ?? '');
     expect(snippet).toContain(`/s/${id}`);
     await page.click('button[data-copy="embed-html"]');
-    await page.waitForFunction(
-      () => {
-        const b = document.querySelector('button[data-copy="embed-html"]');
-        return b?.textContent === 'Copied' || (window.getSelection()?.toString().length ?? 0) > 0;
-      },
-      { timeout: 5000 },
-    );
-    const copied = await page.evaluate(async () => {
-      const b = document.querySelector('button[data-copy="embed-html"]');
-      if (b?.textContent === 'Copied') return navigator.clipboard.readText();
-      return window.getSelection()?.toString() ?? '';
+    // Page-side code as text: it runs in the browser, where document and navigator exist.
+    const button = `document.querySelector('button[data-copy="embed-html"]')`;
+    await page.waitForFunction(`${button}.textContent === 'Copied' || window.getSelection().toString().length > 0`, {
+      timeout: 5000,
     });
+    const copied = await page.evaluate(
+      `${button}.textContent === 'Copied' ? navigator.clipboard.readText() : window.getSelection().toString()`,
+    );
     expect(copied).toBe(snippet);
 
     // The schema page, through its tab.
