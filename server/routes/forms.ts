@@ -3,17 +3,8 @@ import { formOps } from '../../shared/contracts/forms.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import { buildEmbed, DEFAULT_FIELDS, fieldsFromSchema } from '../present/embed.js';
-import {
-  createForm,
-  deleteForm,
-  formWithCounts,
-  getFormRow,
-  listForms,
-  submitUrl,
-  updateForm,
-} from '../services/forms.js';
-import { currentSchemaRow } from '../services/schemas.js';
+import { formEmbed } from '../services/form-embed.js';
+import { createForm, deleteForm, formWithCounts, getFormRow, listForms, updateForm } from '../services/forms.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.list, async (c) => {
@@ -41,10 +32,6 @@ export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.embed, async (c) => {
     const deps = c.get('deps');
     const form = await getFormRow(deps.database.db, c.get('actor').orgId, c.req.valid('param').id);
-    // The current schema's properties and ui hints; the defaults before one declares any field.
-    const schema = await currentSchemaRow(deps.database.db, form);
-    const fields = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
-    const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
-    return send(c, buildEmbed(submitUrl(deps, form.id), fields.length ? fields : DEFAULT_FIELDS, honeypot));
+    return send(c, await formEmbed(deps, form));
   });
 }
