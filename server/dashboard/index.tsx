@@ -8,6 +8,7 @@ import { registerAuthPages } from './pages/auth.js';
 import { registerDeliveryPages } from './pages/deliveries.js';
 import { registerDestinationPages } from './pages/destinations.js';
 import { registerEventPages } from './pages/events.js';
+import { CSS as FORMS_CSS } from './pages/forms.assets.js';
 import { registerFormPages } from './pages/forms.js';
 import { registerInboxPages } from './pages/inbox.js';
 import { registerStreamPages } from './pages/streams.js';
@@ -25,11 +26,14 @@ import { sessionGate } from './session.js';
 export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   const dash = new Hono<DashEnv>();
   dash.use('*', securityHeaders);
+  // The pages' own additions follow the base stylesheet; one file, one request.
+  const css = [APP_CSS, FORMS_CSS].join('\n');
+  const js = [APP_JS].join('\n');
   dash.get('/assets/app.css', (c) =>
-    c.body(APP_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300' }),
+    c.body(css, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300' }),
   );
   dash.get('/assets/app.js', (c) =>
-    c.body(APP_JS, 200, {
+    c.body(js, 200, {
       'Content-Type': 'text/javascript; charset=utf-8',
       'Cache-Control': 'public, max-age=300',
     }),
