@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { operations } from '../shared/contracts/index.js';
 import type { ErrorCode } from '../shared/errors.js';
+import { registerHostedPages } from './dashboard/hosted.js';
 import { registerDashboard } from './dashboard/index.js';
 import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
 import type { AppEnv, Deps } from './http/context.js';
@@ -96,6 +97,7 @@ export function buildApp(deps: Deps) {
 
   mountOperations(app);
   registerDashboard(app);
+  registerHostedPages(app);
 
   app.notFound((c) => {
     const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);

@@ -18,6 +18,8 @@ export interface Control {
   subject?: string;
   honeypotFilled: boolean;
   turnstileToken?: string;
+  /** `_hosted`: the post came from the form's hosted page (/f/{formId}), which a 422 answer re-renders. */
+  hosted?: boolean;
 }
 
 /** A honeypot is filled when any of its values is (a repeated one, or a file). */
@@ -46,6 +48,7 @@ export function splitControl(fields: Record<string, unknown>, honeypot: string, 
       if (k === '_idempotency' && (typeof s === 'string' || typeof s === 'number')) control.idempotency = String(s);
       if (k === '_subject' && typeof s === 'string') control.subject = s.slice(0, 300);
       if (k === 'cf-turnstile-response' && typeof s === 'string') control.turnstileToken = s;
+      if (k === '_hosted') control.hosted = s === true || (typeof s === 'string' && TRUE.has(s.toLowerCase()));
       continue;
     }
     data[k] = v;
@@ -65,9 +68,11 @@ export function canonicalOrigin(value: string | undefined | null): string | null
   }
 }
 
-export function originAllowed(allowed: unknown, origin: string | null): boolean {
+export function originAllowed(allowed: unknown, origin: string | null, self?: string | null): boolean {
   if (!Array.isArray(allowed) || allowed.length === 0) return true;
   if (!origin) return false;
+  // The service's own pages (the hosted form page) post from its own origin.
+  if (self && origin === self) return true;
   return allowed.some((a) => a === '*' || canonicalOrigin(String(a)) === origin);
 }
 

@@ -164,7 +164,7 @@ async function decideAndStore(
 
   let verdict: Verdict = { status: 'received', reason: null };
   if (control.honeypotFilled) verdict = { status: 'spam', reason: null };
-  else if (!originAllowed(settings.allowed_origins, origin))
+  else if (!originAllowed(settings.allowed_origins, origin, canonicalOrigin(deps.config.publicBaseUrl)))
     verdict = { status: 'quarantined', reason: 'origin_rejected' };
 
   const meta: Record<string, unknown> = {

@@ -202,7 +202,7 @@ export function fieldsFromSchema(jsonSchema: unknown, ui: unknown): EmbedField[]
 }
 
 /** Unique element ids (label for= and aria-describedby need them unique): "a b" and "a-b" differ. */
-function controlIds(fields: EmbedField[]): string[] {
+export function controlIds(fields: EmbedField[]): string[] {
   const used = new Set<string>();
   return fields.map((f) => {
     const base = `f-${f.name.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
@@ -229,45 +229,94 @@ function constraints(f: EmbedField): [string, string | number][] {
 /** A required select opens on an empty choice, so the browser makes the visitor pick one. */
 const blankOption = (f: EmbedField) => (f.required ? (f.placeholder ?? 'Choose…') : null);
 
-function htmlField(f: EmbedField, id: string): string {
+/**
+ * What a rendered field shows beyond the empty control (the hosted page after a schema_violation):
+ * the value the visitor sent, and the error to show next to it. The embed renders without one.
+ */
+export interface FieldState {
+  value?: unknown;
+  error?: string;
+}
+
+/** A sent value as the control's text: the first of a list, numbers and booleans as written. */
+function textOf(v: unknown): string | undefined {
+  const one = Array.isArray(v) ? v[0] : v;
+  if (typeof one === 'string') return one;
+  if (typeof one === 'number' || typeof one === 'boolean') return String(one);
+  return undefined;
+}
+
+/** A datetime-local control takes "YYYY-MM-DDTHH:MM": stored RFC 3339 values keep their local part. */
+function controlValue(f: EmbedField, v: unknown): string | undefined {
+  const text = textOf(v);
+  if (text === undefined) return undefined;
+  if (f.type === 'datetime-local') return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text) ? text.slice(0, 16) : text;
+  return text;
+}
+
+const isChosen = (v: unknown, option: string) => (Array.isArray(v) ? v : [v]).some((x) => textOf(x) === option);
+const isTicked = (v: unknown) => v === true || (typeof v === 'string' && ['true', 'on', '1'].includes(v));
+
+function htmlField(f: EmbedField, id: string, state?: FieldState): string {
   const attrs = constraints(f)
     .map(([k, v]) => ` ${k}="${esc(String(v))}"`)
     .join('');
   const req = f.required ? ' required' : '';
   const help = f.help ? `\n    <small id="${id}-help">${esc(f.help)}</small>` : '';
-  const described = f.help ? ` aria-describedby="${id}-help"` : '';
+  const error = state?.error ? `\n    <small id="${id}-error" class="field-error">${esc(state.error)}</small>` : '';
+  const describedBy = [f.help ? `${id}-help` : '', state?.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const described = describedBy ? ` aria-describedby="${describedBy}"` : '';
+  const invalid = state?.error ? ' aria-invalid="true"' : '';
   const common = `id="${id}" name="${esc(f.name)}"`;
+  const sent = state?.value;
   let control: string;
   if (f.type === 'radio') {
     // A group: the legend labels it, each option has its own label; one required radio makes the
     // browser ask for a choice.
     const opts = (f.options ?? []).map(
       (o, i) =>
-        `    <label><input type="radio" id="${id}-${i + 1}" name="${esc(f.name)}" value="${esc(o.value)}"${req}> ${esc(o.label)}</label>`,
+        `    <label><input type="radio" id="${id}-${i + 1}" name="${esc(f.name)}" value="${esc(o.value)}"${req}${isChosen(sent, o.value) ? ' checked' : ''}> ${esc(o.label)}</label>`,
     );
     return [
       `  <fieldset${described}>`,
       `    <legend>${esc(f.label)}</legend>`,
       ...opts,
       ...(f.help ? [`    <small id="${id}-help">${esc(f.help)}</small>`] : []),
+      ...(state?.error ? [`    <small id="${id}-error" class="field-error">${esc(state.error)}</small>`] : []),
       '  </fieldset>',
     ].join('\n');
   }
+  const value = controlValue(f, sent);
   if (f.type === 'textarea') {
-    control = `<textarea ${common}${attrs}${req}${described}></textarea>`;
+    control = `<textarea ${common}${attrs}${req}${described}${invalid}>${value === undefined ? '' : esc(value)}</textarea>`;
   } else if (f.type === 'select') {
     const blank = blankOption(f);
     const opts = [
       ...(blank === null ? [] : [`<option value="">${esc(blank)}</option>`]),
-      ...(f.options ?? []).map((o) => `<option value="${esc(o.value)}">${esc(o.label)}</option>`),
+      ...(f.options ?? []).map(
+        (o) => `<option value="${esc(o.value)}"${isChosen(sent, o.value) ? ' selected' : ''}>${esc(o.label)}</option>`,
+      ),
     ].join('');
-    control = `<select ${common}${req}${described}>${opts}</select>`;
+    control = `<select ${common}${req}${described}${invalid}>${opts}</select>`;
   } else if (f.type === 'checkbox') {
-    control = `<input ${common} type="checkbox" value="true"${req}${described}>`;
+    control = `<input ${common} type="checkbox" value="true"${req}${described}${invalid}${isTicked(sent) ? ' checked' : ''}>`;
   } else {
-    control = `<input ${common} type="${f.type}"${attrs}${req}${described}>`;
+    const kept = value === undefined ? '' : ` value="${esc(value)}"`;
+    control = `<input ${common} type="${f.type}"${attrs}${req}${described}${invalid}${kept}>`;
   }
-  return `  <p>\n    <label for="${id}">${esc(f.label)}</label>\n    ${control}${help}\n  </p>`;
+  return `  <p>\n    <label for="${id}">${esc(f.label)}</label>\n    ${control}${help}${error}\n  </p>`;
+}
+
+/**
+ * The form's controls as HTML, one block per field (what the embed snippet holds between its form
+ * tags): labels, help, options and constraints from the field list, every value escaped. With
+ * `state` (by field name) each control shows the value sent and its error next to it.
+ */
+export function fieldsHtml(fields: EmbedField[], state?: Record<string, FieldState>): string {
+  const ids = controlIds(fields);
+  return fields
+    .map((f, i) => htmlField(f, ids[i], state && Object.hasOwn(state, f.name) ? state[f.name] : undefined))
+    .join('\n');
 }
 
 const JSX_NAMES: Record<string, string> = { minlength: 'minLength', maxlength: 'maxLength' };
@@ -355,7 +404,7 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
   const ids = controlIds(fields);
   const html = [
     `<form action="${esc(submitUrl)}" method="POST">`,
-    ...fields.map((f, i) => htmlField(f, ids[i])),
+    fieldsHtml(fields),
     `  <input type="text" name="${esc(honeypot)}" tabindex="-1" autocomplete="off" style="display:none" aria-hidden="true">`,
     '  <button type="submit">Send</button>',
     '</form>',

@@ -28,7 +28,7 @@ const FORMATS: Record<string, string> = {
 };
 
 /** The validator's message in a visitor's words, where there are better ones. */
-function say(message: string): string {
+export function say(message: string): string {
   if (message.startsWith('must have required property')) return 'is required';
   if (message === 'must be integer') return 'must be a whole number';
   if (message === 'must be number') return 'must be a number';

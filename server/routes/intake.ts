@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { intakeOps } from '../../shared/contracts/intake.js';
+import { hostedFormResponse } from '../dashboard/hosted.js';
 import type { AppEnv } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
@@ -95,6 +96,14 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     // The visitor can fix a schema violation: never a "received" page for it. (Spam gets the
     // ordinary answer below, so a bot learns nothing.)
     if (html && s.quarantineReason === 'schema_violation') {
+      // A post from the hosted page comes back to it: values kept, each error next to its field.
+      if (out.control.hosted) {
+        return hostedFormResponse(
+          c,
+          { form: out.form, schema: entry.schema },
+          { data: s.data, issues: (s.issues ?? []) as SchemaIssue[] },
+        ) as never;
+      }
       return c.html(fixAnswersPage(name, (s.issues ?? []) as SchemaIssue[], entry.schema?.ui), 422) as never;
     }
     const paused = out.form.status === 'paused';

@@ -25,6 +25,7 @@ export type FormRow = typeof forms.$inferSelect;
 type Counts = { submissions: number; last_submission_at: string | null };
 
 export const submitUrl = (deps: Deps, formId: string) => `${deps.config.publicBaseUrl}/s/${formId}`;
+export const hostedUrl = (deps: Deps, formId: string) => `${deps.config.publicBaseUrl}/f/${formId}`;
 
 /** Settings as read through the API: the challenge secret never leaves. */
 export function presentSettings(settings: Record<string, unknown>) {
@@ -51,6 +52,7 @@ export function presentForm(
     current_schema_version: f.currentSchemaVersion,
     settings: presentSettings(f.settings),
     submit_url: submitUrl(deps, f.id),
+    hosted_url: hostedUrl(deps, f.id),
     streams,
     counts,
     created_at: f.createdAt.toISOString(),

@@ -12,7 +12,15 @@ export const RateLimit = z
   });
 
 export const Challenge = z
-  .strictObject({ provider: z.literal('turnstile'), secret: z.string().min(1).max(200).optional() })
+  .strictObject({
+    provider: z.literal('turnstile'),
+    secret: z.string().min(1).max(200).optional(),
+    site_key: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/)
+      .optional()
+      .meta({ description: 'the Turnstile site key the hosted form page shows the widget with (public)' }),
+  })
   .meta({ id: 'Challenge' });
 
 /** Known settings keys; unknown keys are kept as given (the spec calls settings free-form). */
@@ -48,6 +56,9 @@ export const Form = z
     current_schema_version: z.number().int().nullable(),
     settings: z.record(z.string(), z.unknown()),
     submit_url: z.string(),
+    hosted_url: z
+      .string()
+      .meta({ description: 'the public form page (GET /f/{formId}) rendered from the current schema' }),
     streams: z.array(z.object({ id: z.string(), slug: z.string(), mapping_status: z.enum(['valid', 'incomplete']) })),
     counts: z.object({ submissions: z.number().int(), last_submission_at: Timestamp.nullable() }),
     created_at: Timestamp,
