@@ -56,6 +56,7 @@ describe.skipIf(noBrowser)('dashboard: destinations, routes and deliveries in Ch
     expect(await axeProblems(page)).toEqual([]);
 
     await Promise.all([page.waitForNavigation(), page.click('a[href^="/app/routes/new"]')]);
+    expect(await axeProblems(page)).toEqual([]);
     await page.select('#route-source', `form:${formId}`);
     await Promise.all([page.waitForNavigation(), page.click('form[action="/app/routes"] button[type=submit]')]);
     expect(await page.$eval('.notice', (n) => n.textContent)).toContain('Route created');
