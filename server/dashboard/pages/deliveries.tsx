@@ -60,16 +60,20 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
     const limit = c.req.query('limit') || undefined;
     const q = queryFor(deliveryOps.list, { ...f, cursor, limit });
     const list = await listDeliveries(c.var.deps, c.var.actor, pageOf(q, 'delivery'), q);
-    const [destList, formList, destNames, formNames] = await Promise.all([
-      choices(c, 'destinations'),
-      choices(c, 'forms'),
-      namesOf(
-        c,
-        destinations,
-        list.data.map((d) => d.destination_id),
-      ),
-      namesOf(c, forms, [...list.data.map((d) => d.payload?.form), f.form_id].map(formIdOf)),
-    ]);
+    const [destList, formList] = await Promise.all([choices(c, 'destinations'), choices(c, 'forms')]);
+    // The rows' names come from the filter choices; only ids beyond them are looked up (one query each).
+    const destNames = await withNames(
+      c,
+      destinations,
+      destList,
+      list.data.map((d) => d.destination_id),
+    );
+    const formNames = await withNames(
+      c,
+      forms,
+      formList,
+      list.data.map((d) => formIdOf(d.payload?.form)),
+    );
     const here = `/app/deliveries${qs({ ...f, limit, cursor })}`;
     const replay = replayOf(f);
     return page(
@@ -280,6 +284,19 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
       `Queued ${result.queued} of ${result.matched} matching deliveries again.`,
     );
   });
+}
+
+/** id → name for `ids`: from the rows already loaded, plus one look-up of any missing. */
+async function withNames(
+  c: Context<DashEnv>,
+  table: typeof destinations | typeof forms,
+  known: Array<{ id: string; name: string }>,
+  ids: Array<string | undefined>,
+) {
+  const names = new Map(known.map((k) => [k.id, k.name]));
+  const missing = ids.filter((id): id is string => !!id && !names.has(id));
+  if (missing.length) for (const [id, name] of await namesOf(c, table, missing)) names.set(id, name);
+  return names;
 }
 
 /** A payload's form id (payload.form is {id, slug} for form deliveries). */
