@@ -6,6 +6,7 @@ import { APP_CSS, APP_JS } from './assets.js';
 import type { DashEnv } from './env.js';
 import { registerAuthPages } from './pages/auth.js';
 import { registerDeliveryPages } from './pages/deliveries.js';
+import { CSS as DESTINATIONS_CSS } from './pages/destinations.assets.js';
 import { registerDestinationPages } from './pages/destinations.js';
 import { registerEventPages } from './pages/events.js';
 import { CSS as FORMS_CSS } from './pages/forms.assets.js';
@@ -27,7 +28,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   const dash = new Hono<DashEnv>();
   dash.use('*', securityHeaders);
   // The pages' own additions follow the base stylesheet; one file, one request.
-  const css = [APP_CSS, FORMS_CSS].join('\n');
+  const css = [APP_CSS, FORMS_CSS, DESTINATIONS_CSS].join('\n');
   const js = [APP_JS].join('\n');
   dash.get('/assets/app.css', (c) =>
     c.body(css, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300' }),

@@ -1,4 +1,309 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { DELIVERY_STATUSES, deliveryOps, REPLAY_STATUSES } from '../../../shared/contracts/deliveries.js';
+import { destinations, forms } from '../../db/schema.js';
+import { pageOf } from '../../http/pagination.js';
+import { listDeliveries, retryDelivery } from '../../services/deliveries.js';
+import { retryDeliveries } from '../../services/replay.js';
 import type { DashEnv } from '../env.js';
+import { bodyFor, queryFor } from '../input.js';
+import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
+import { allowOp, Choice, choices, formValues, namesOf, qs } from './routing-ui.js';
 
-export function registerDeliveryPages(_dash: Hono<DashEnv>): void {}
+/** The log's filters that the page keeps in its query string (empty ones left out). */
+type Filters = { status?: string; destination_id?: string; form_id?: string };
+
+function filtersOf(source: Record<string, string | undefined>): Filters {
+  const pick = (k: string) => (source[k]?.trim() ? source[k]?.trim() : undefined);
+  return { status: pick('status'), destination_id: pick('destination_id'), form_id: pick('form_id') };
+}
+
+/** Statuses a single Retry accepts (the service answers 409 for the others). */
+const RETRYABLE = new Set(['dead', 'failed', 'sent']);
+
+/** The bulk replay's filter for the log's filters, or why there is none. */
+function replayOf(f: Filters): { body: Record<string, unknown> } | { why: string } {
+  if (f.status && !(REPLAY_STATUSES as readonly string[]).includes(f.status)) {
+    return { why: `Only dead or failed deliveries are retried together; this list shows ${f.status} ones.` };
+  }
+  if (!f.destination_id && !f.form_id) {
+    return { why: 'To retry many at once, first choose a destination or a form above.' };
+  }
+  return {
+    body: {
+      status: f.status ? [f.status] : ['dead', 'failed'],
+      ...(f.destination_id ? { destination_id: f.destination_id } : {}),
+      ...(f.form_id ? { form_id: f.form_id } : {}),
+    },
+  };
+}
+
+/** A local return address for after a retry: the log with its filters, never another site. */
+const backTo = (s: string | undefined) =>
+  s && /^\/app\/deliveries(\?[^\s]*)?$/.test(s) && !s.startsWith('//') ? s : '/app/deliveries';
+
+async function describeFilters(c: Context<DashEnv>, f: Filters) {
+  const [d, fm] = await Promise.all([namesOf(c, destinations, [f.destination_id]), namesOf(c, forms, [f.form_id])]);
+  return [
+    `status ${f.status ?? 'dead or failed'}`,
+    f.destination_id ? `destination “${d.get(f.destination_id) ?? f.destination_id}”` : '',
+    f.form_id ? `form “${fm.get(f.form_id) ?? f.form_id}”` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+export function registerDeliveryPages(dash: Hono<DashEnv>): void {
+  dash.get('/deliveries', async (c) => {
+    allowOp(c, deliveryOps.list);
+    const f = filtersOf(c.req.query());
+    const cursor = c.req.query('cursor') || undefined;
+    const limit = c.req.query('limit') || undefined;
+    const q = queryFor(deliveryOps.list, { ...f, cursor, limit });
+    const list = await listDeliveries(c.var.deps, c.var.actor, pageOf(q, 'delivery'), q);
+    const [destList, formList] = await Promise.all([choices(c, 'destinations'), choices(c, 'forms')]);
+    // The rows' names come from the filter choices; only ids beyond them are looked up (one query each).
+    const destNames = await withNames(
+      c,
+      destinations,
+      destList,
+      list.data.map((d) => d.destination_id),
+    );
+    const formNames = await withNames(
+      c,
+      forms,
+      formList,
+      list.data.map((d) => formIdOf(d.payload?.form)),
+    );
+    const here = `/app/deliveries${qs({ ...f, limit, cursor })}`;
+    const replay = replayOf(f);
+    return page(
+      c,
+      { title: 'Deliveries', section: 'deliveries' },
+      <>
+        <h1>Deliveries</h1>
+        <form method="get" action="/app/deliveries" class="filters" aria-label="Filter deliveries">
+          <div class="field">
+            <label for="f-status">Status</label>
+            <select id="f-status" name="status">
+              <option value="">Any status</option>
+              {DELIVERY_STATUSES.map((s) => (
+                <option value={s} selected={s === f.status}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Choice
+            id="f-destination"
+            name="destination_id"
+            label="Destination"
+            options={destList}
+            value={f.destination_id}
+            any="Any destination"
+          />
+          <Choice id="f-form" name="form_id" label="Form" options={formList} value={f.form_id} any="Any form" />
+          <button type="submit" class="secondary">
+            Filter
+          </button>
+          {f.status || f.destination_id || f.form_id ? <a href="/app/deliveries">Clear filters</a> : null}
+        </form>
+        {list.data.length ? (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Destination</th>
+                  <th scope="col">Submission</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last response</th>
+                  <th scope="col">
+                    <span class="muted">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((d) => {
+                  const r = d.last_response;
+                  const formId = formIdOf(d.payload?.form);
+                  return (
+                    <tr id={`delivery-${d.id}`}>
+                      <td>
+                        <Time at={d.created_at} />
+                      </td>
+                      <td>
+                        <Badge value={d.status} />
+                        {d.skip_reason ? <span class="muted">{` (${d.skip_reason})`}</span> : null}
+                        {d.next_attempt_at && d.status !== 'sent' ? (
+                          <div class="muted">
+                            next <Time at={d.next_attempt_at} />
+                          </div>
+                        ) : null}
+                      </td>
+                      <td>
+                        <a href={`/app/destinations/${d.destination_id}`}>
+                          {destNames.get(d.destination_id) ?? d.destination_id}
+                        </a>
+                      </td>
+                      <td>
+                        {d.submission_id ? (
+                          <a href={`/app/submissions/${d.submission_id}`}>{d.submission_id}</a>
+                        ) : (
+                          <span class="muted">digest</span>
+                        )}
+                        {formId ? <div class="muted">{formNames.get(formId) ?? formId}</div> : null}
+                      </td>
+                      <td>{d.attempts}</td>
+                      <td>
+                        {r ? (
+                          <>
+                            <span>{r.status_code !== null ? `HTTP ${r.status_code}` : 'no answer'}</span>
+                            {r.error || d.last_error ? (
+                              <div class="field-error">{(r.error ?? d.last_error ?? '').slice(0, 300)}</div>
+                            ) : null}
+                            {r.response_excerpt ? (
+                              <div class="mono muted">{r.response_excerpt.slice(0, 200)}</div>
+                            ) : null}
+                          </>
+                        ) : (
+                          <span class="muted">not attempted yet</span>
+                        )}
+                      </td>
+                      <td>
+                        {RETRYABLE.has(d.status) ? (
+                          <PostForm c={c} action={`/app/deliveries/${d.id}/retry`}>
+                            <input type="hidden" name="back" value={here} />
+                            <button type="submit" class="secondary" aria-label={`Retry delivery ${d.id}`}>
+                              Retry
+                            </button>
+                          </PostForm>
+                        ) : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        ) : cursor ? (
+          <p class="muted">No more deliveries.</p>
+        ) : (
+          <Empty title={f.status || f.destination_id || f.form_id ? 'No deliveries match' : 'No deliveries yet'}>
+            <p>
+              {f.status || f.destination_id || f.form_id
+                ? 'Change or clear the filters to see others.'
+                : 'Deliveries appear here when a submission arrives at a form with a route to a destination.'}
+            </p>
+            <p>
+              <a href="/app/routes">See routes</a>
+            </p>
+          </Empty>
+        )}
+        {list.next_cursor ? (
+          <p class="pager">
+            <a href={`/app/deliveries${qs({ ...f, limit, cursor: list.next_cursor })}`}>Older deliveries →</a>
+          </p>
+        ) : null}
+        <section aria-labelledby="bulk-title" class="card">
+          <h2 id="bulk-title">Retry all that match</h2>
+          {'body' in replay ? (
+            <>
+              <p>Queue every dead or failed delivery that matches these filters again, with a fresh attempt budget.</p>
+              <a class="button secondary" href={`/app/deliveries/retry${qs(f)}`}>
+                Retry all that match…
+              </a>
+            </>
+          ) : (
+            <p class="muted">{replay.why}</p>
+          )}
+        </section>
+      </>,
+    );
+  });
+
+  dash.post('/deliveries/:id/retry', async (c) => {
+    allowOp(c, deliveryOps.retry);
+    const v = await formValues(c);
+    const d = await retryDelivery(c.var.deps, c.var.actor, c.req.param('id'));
+    return done(c, backTo(v.back), `Delivery ${d.id} is queued again.`);
+  });
+
+  /** The confirmation of a bulk retry (works without JavaScript): what will be retried, and a button. */
+  dash.get('/deliveries/retry', async (c) => {
+    allowOp(c, deliveryOps.retryAll);
+    const f = filtersOf(c.req.query());
+    const replay = replayOf(f);
+    return page(
+      c,
+      { title: 'Retry all that match', section: 'deliveries', status: 'body' in replay ? 200 : 422 },
+      <>
+        <p>
+          <a href={`/app/deliveries${qs(f)}`}>← Deliveries</a>
+        </p>
+        <h1>Retry all that match</h1>
+        {'body' in replay ? (
+          <>
+            <p>
+              Every delivery with {await describeFilters(c, f)} will be queued again now, with a fresh attempt budget
+              and the same payload and delivery id.
+            </p>
+            <form method="post" action="/app/deliveries/retry" class="row">
+              <CsrfField c={c} />
+              {f.status ? <input type="hidden" name="status" value={f.status} /> : null}
+              {f.destination_id ? <input type="hidden" name="destination_id" value={f.destination_id} /> : null}
+              {f.form_id ? <input type="hidden" name="form_id" value={f.form_id} /> : null}
+              <button type="submit">Yes, retry them all</button>
+              <a class="button secondary" href={`/app/deliveries${qs(f)}`}>
+                Cancel
+              </a>
+            </form>
+          </>
+        ) : (
+          <ErrorBox message={replay.why} hint="Go back to the delivery log and choose filters." />
+        )}
+      </>,
+    );
+  });
+
+  dash.post('/deliveries/retry', async (c) => {
+    allowOp(c, deliveryOps.retryAll);
+    const f = filtersOf(await formValues(c));
+    const replay = replayOf(f);
+    if (!('body' in replay)) {
+      return page(
+        c,
+        { title: 'Retry all that match', section: 'deliveries', status: 422 },
+        <ErrorBox message={replay.why} hint="Go back to the delivery log and choose filters." />,
+      );
+    }
+    const result = await retryDeliveries(c.var.deps, c.var.actor, bodyFor(deliveryOps.retryAll, replay.body));
+    return done(
+      c,
+      `/app/deliveries${qs(f)}`,
+      `Queued ${result.queued} of ${result.matched} matching deliveries again.`,
+    );
+  });
+}
+
+/** id → name for `ids`: from the rows already loaded, plus one look-up of any missing. */
+async function withNames(
+  c: Context<DashEnv>,
+  table: typeof destinations | typeof forms,
+  known: Array<{ id: string; name: string }>,
+  ids: Array<string | undefined>,
+) {
+  const names = new Map(known.map((k) => [k.id, k.name]));
+  const missing = ids.filter((id): id is string => !!id && !names.has(id));
+  if (missing.length) for (const [id, name] of await namesOf(c, table, missing)) names.set(id, name);
+  return names;
+}
+
+/** A payload's form id (payload.form is {id, slug} for form deliveries). */
+function formIdOf(form: unknown): string | undefined {
+  if (typeof form === 'string') return form;
+  if (form && typeof form === 'object' && typeof (form as { id?: unknown }).id === 'string') {
+    return (form as { id: string }).id;
+  }
+  return undefined;
+}

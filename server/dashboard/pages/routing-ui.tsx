@@ -1,0 +1,181 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { FC } from 'hono/jsx';
+import { ERROR_CODES } from '../../../shared/errors.js';
+import { destinations, forms, streams } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import type { DashEnv } from '../env.js';
+import { allow, issuesOf } from '../input.js';
+
+/** Shared parts of the destination, route and delivery pages: field rendering and name look-ups. */
+
+export type Issue = { path: string; message: string };
+export type Values = Record<string, string>;
+
+/** A posted form's fields as strings (a repeated name keeps its last value; files are ignored). */
+export async function formValues(c: Context<DashEnv>): Promise<Values> {
+  const body = await c.req.parseBody();
+  const out: Values = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && k !== '_csrf') out[k] = v;
+  return out;
+}
+
+/** The issues of a validation error (the API's `validation_failed`), or null for any other error. */
+export function validationIssues(err: unknown): { message: string; hint?: string; issues: Issue[] } | null {
+  if (!(err instanceof ApiError) || err.code !== 'validation_failed') return null;
+  // The generic hint speaks of the API's details.issues; on a page the fields are marked instead.
+  const hint = err.hint === ERROR_CODES.validation_failed.hint ? 'Fix the marked fields and send again.' : err.hint;
+  return { message: err.message, hint, issues: issuesOf(err) };
+}
+
+/** The issues whose path is `path` or below it (config.to matches config.to.0). */
+export const issuesAt = (issues: Issue[] | undefined, path: string) =>
+  (issues ?? []).filter((i) => i.path === path || i.path.startsWith(`${path}.`));
+
+/** A labelled input (or textarea) with its help and the errors of its body path next to it. */
+export const Field: FC<{
+  id: string;
+  name: string;
+  label: string;
+  value?: string;
+  path?: string;
+  issues?: Issue[];
+  type?: string;
+  help?: string;
+  required?: boolean;
+  textarea?: boolean;
+  placeholder?: string;
+  autocomplete?: string;
+}> = (p) => {
+  const errs = p.path ? issuesAt(p.issues, p.path) : [];
+  const described = [p.help ? `${p.id}-help` : '', errs.length ? `${p.id}-error` : ''].filter(Boolean).join(' ');
+  const common = {
+    id: p.id,
+    name: p.name,
+    required: p.required,
+    placeholder: p.placeholder,
+    autocomplete: p.autocomplete,
+    'aria-invalid': errs.length ? 'true' : undefined,
+    'aria-describedby': described || undefined,
+  };
+  return (
+    <div class="field">
+      <label for={p.id}>{p.label}</label>
+      {p.help ? (
+        <p class="help" id={`${p.id}-help`}>
+          {p.help}
+        </p>
+      ) : null}
+      {p.textarea ? (
+        <textarea {...common} rows={4}>
+          {p.value ?? ''}
+        </textarea>
+      ) : (
+        <input type={p.type ?? 'text'} value={p.value ?? ''} {...common} />
+      )}
+      {errs.length ? (
+        <p class="field-error" id={`${p.id}-error`}>
+          {errs.map((e) => e.message).join('; ')}
+        </p>
+      ) : null}
+    </div>
+  );
+};
+
+/** A checkbox with its label; a checkbox left unchecked is absent from the posted form. */
+export const Check: FC<{ id: string; name: string; label: string; checked: boolean; help?: string }> = (p) => (
+  <div class="field check">
+    <label for={p.id}>
+      <input type="checkbox" id={p.id} name={p.name} value="on" checked={p.checked} /> {p.label}
+    </label>
+    {p.help ? <p class="help">{p.help}</p> : null}
+  </div>
+);
+
+type NameTable = typeof forms | typeof streams | typeof destinations;
+
+/** id → name of the organization's rows among `ids`, in one query (no per-row look-ups). */
+export async function namesOf(c: Context<DashEnv>, table: NameTable, ids: Array<string | null | undefined>) {
+  const wanted = [...new Set(ids.filter((x): x is string => typeof x === 'string'))];
+  const out = new Map<string, string>();
+  if (!wanted.length) return out;
+  const rows = await c.var.deps.database.db
+    .select({ id: table.id, name: table.name })
+    .from(table)
+    .where(and(eq(table.orgId, c.var.actor.orgId), inArray(table.id, wanted)));
+  for (const r of rows) out.set(r.id, r.name);
+  return out;
+}
+
+/** The choices of a select: the organization's forms (not sandboxes), streams or destinations by name. */
+export async function choices(c: Context<DashEnv>, what: 'forms' | 'streams' | 'destinations', limit = 500) {
+  const db = c.var.deps.database.db;
+  const orgId = c.var.actor.orgId;
+  if (what === 'forms') {
+    return db
+      .select({ id: forms.id, name: forms.name })
+      .from(forms)
+      .where(and(eq(forms.orgId, orgId), eq(forms.sandbox, false)))
+      .orderBy(asc(forms.name))
+      .limit(limit);
+  }
+  const table = what === 'streams' ? streams : destinations;
+  return db
+    .select({ id: table.id, name: table.name })
+    .from(table)
+    .where(eq(table.orgId, orgId))
+    .orderBy(asc(table.name))
+    .limit(limit);
+}
+
+/** A select over named rows, with an optional "any" choice first. */
+export const Choice: FC<{
+  id: string;
+  name: string;
+  label: string;
+  options: Array<{ id: string; name: string }>;
+  value?: string;
+  any?: string;
+  issues?: Issue[];
+  path?: string;
+}> = (p) => {
+  const errs = p.path ? issuesAt(p.issues, p.path) : [];
+  return (
+    <div class="field">
+      <label for={p.id}>{p.label}</label>
+      <select
+        id={p.id}
+        name={p.name}
+        aria-invalid={errs.length ? 'true' : undefined}
+        aria-describedby={errs.length ? `${p.id}-error` : undefined}
+      >
+        {p.any !== undefined ? <option value="">{p.any}</option> : null}
+        {p.options.map((o) => (
+          <option value={o.id} selected={o.id === p.value}>
+            {o.name}
+          </option>
+        ))}
+      </select>
+      {errs.length ? (
+        <p class="field-error" id={`${p.id}-error`}>
+          {errs.map((e) => e.message).join('; ')}
+        </p>
+      ) : null}
+    </div>
+  );
+};
+
+/** The query string of `params` without empty values ("" when none). */
+export function qs(params: Record<string, string | undefined | null>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) u.set(k, v);
+  const s = u.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * `allow` for any operation: input.ts's `allow` takes only operations with a body or a query in
+ * its type, so operations with only path parameters (get, test, delete, retry) pass their scope here.
+ */
+export const allowOp = (c: Context<DashEnv>, op: { 'x-scope': Parameters<typeof allow>[1]['x-scope'] }) =>
+  allow(c, { 'x-scope': op['x-scope'] });
