@@ -138,6 +138,15 @@ describe('system webhooks', () => {
     expect((await t.api('GET', `/v1/webhooks/${hookId}`, s.key)).json.enabled).toBe(true);
   });
 
+  it('retries dead deliveries, saying when there is none', async () => {
+    const none = await s.post(`/app/webhooks/${hookId}/retry`, {});
+    expect(none.status).toBe(303);
+    expect(decodeURIComponent(none.location ?? '')).toContain('No dead delivery to retry.');
+    expect((await other.post(`/app/webhooks/${hookId}/retry`, {})).status).toBe(404);
+    const log = await s.get('/app/events?type=deliveries.replayed');
+    expect(log.html).toContain('<code>deliveries.replayed</code>');
+  });
+
   it("refuses a request without the page's token", async () => {
     const r = await s.post(`/app/webhooks/${hookId}/disable`, {}, { csrf: false });
     expect(r.status).toBe(403);
