@@ -128,6 +128,23 @@ describe('team page', () => {
     expect(await used.text()).toContain('accepted already');
   });
 
+  it('lets a member leave the organization from the team page', async () => {
+    const email = fresh('leaver');
+    const id = await invite(email);
+    const leaver = await dashboardSession(t, email);
+    expect((await leaver.post(`/app/invitations/${id}/accept`, {})).status).toBe(303);
+    const page = await leaver.get('/app/team');
+    const action = /action="(\/app\/team\/members\/[^"]+\/remove)"/.exec(page.html)?.[1] as string;
+    expect(page.html).toContain('Leave this organization');
+    const r = await leaver.post(action, {});
+    expect(r.status).toBe(303);
+    expect(decodeURIComponent(r.location ?? '')).toContain('You left the organization');
+    const members = await t.api('GET', '/v1/members', owner.key);
+    expect(members.json.data.some((m: { user: { email: string } }) => m.user.email === email)).toBe(false);
+    // Back in their own organization, signed in.
+    expect((await leaver.get('/app/team')).html).not.toContain('Team &lt;script&gt;');
+  });
+
   it('revokes an invitation; its accept page is then a 404', async () => {
     const email = fresh('revoked');
     const id = await invite(email);

@@ -62,6 +62,8 @@ async function teamPage(
     me(deps, actor),
   ]);
   const manager = actor.role === 'owner' || actor.role === 'admin';
+  // Anyone may leave (the API's rule); owners and admins do it from their own row.
+  const own = members.data.find((m) => m.user.id === actor.userId);
   const issues = issuesOf(invite.error);
   const emailError = issueAt(issues, 'email');
   const roleError = issueAt(issues, 'role');
@@ -143,6 +145,17 @@ async function teamPage(
         </div>
         {!manager ? (
           <p class="muted">Only an owner or admin can change roles, remove members or invite people.</p>
+        ) : null}
+        {!manager && own ? (
+          <PostForm
+            c={c}
+            action={`/app/team/members/${encodeURIComponent(own.id)}/remove`}
+            confirm="Leave this organization? You lose access to its forms and submissions."
+          >
+            <button type="submit" class="secondary">
+              Leave this organization
+            </button>
+          </PostForm>
         ) : null}
       </section>
 
