@@ -35,6 +35,7 @@ export function invitationMail(base: string, { i, by }: InvitationWithInviter, o
       `${who} invited you to join the organization "${orgName}" as ${i.role}.`,
       '',
       `Invitation: ${url}`,
+      `Accept in the browser: ${base}/app/invitations/${i.id}`,
       `It expires at ${i.expiresAt.toISOString()} (${INVITATION_TTL_DAYS} days).`,
       '',
       `To accept, sign in as ${i.email} and accept with the session cookie:`,

@@ -1,4 +1,307 @@
 import type { Hono } from 'hono';
+import { streamOps } from '../../../shared/contracts/streams.js';
+import { pageOf } from '../../http/pagination.js';
+import { getStream, listStreams, previewStream } from '../../services/streams.js';
 import type { DashEnv } from '../env.js';
+import { allow, queryFor } from '../input.js';
+import { Badge, Empty, page, Time } from '../render.js';
+import { may } from './org-common.js';
 
-export function registerStreamPages(_dash: Hono<DashEnv>): void {}
+/** JSON shown as text in a <pre> (escaped by JSX like every other value). */
+const pretty = (v: unknown) => JSON.stringify(v, null, 2);
+
+/** The required fields and property names of a stream's JSON schema, for the schema table. */
+function fieldsOf(schema: unknown): Array<{ name: string; type: string; required: boolean }> {
+  if (!schema || typeof schema !== 'object') return [];
+  const s = schema as { properties?: Record<string, { type?: unknown; format?: unknown }>; required?: unknown };
+  const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
+  return Object.entries(s.properties ?? {}).map(([name, p]) => ({
+    name,
+    type: [p?.type, p?.format].filter((x) => typeof x === 'string').join(' · ') || 'any',
+    required: required.has(name),
+  }));
+}
+
+export function registerStreamPages(dash: Hono<DashEnv>): void {
+  dash.get('/streams', async (c) => {
+    allow(c, streamOps.list);
+    const q = queryFor(streamOps.list, c.req.query());
+    const list = await listStreams(c.var.deps, c.var.actor, pageOf(q, 'stream'));
+    return page(
+      c,
+      { title: 'Streams', section: 'streams' },
+      <>
+        <h1>Streams</h1>
+        <p class="muted">
+          A stream gathers the submissions of several forms under one schema: each source form's fields are mapped onto
+          the stream's fields, and routes deliver the mapped object.
+        </p>
+        {list.data.length === 0 ? (
+          <Empty title="No streams yet">
+            <p>
+              Create one with <code>formsvc streams create</code> or <code>POST /v1/streams</code>, giving a name and
+              the forms that feed it; it then shows here with its schema, sources and a preview.
+            </p>
+          </Empty>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <caption class="muted">Newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Slug</th>
+                  <th scope="col">Schema</th>
+                  <th scope="col">Sources</th>
+                  <th scope="col">Routes</th>
+                  <th scope="col">Submissions (30 days)</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((s) => (
+                  <tr>
+                    <td>
+                      <a href={`/app/streams/${encodeURIComponent(s.id)}`}>{s.name}</a>
+                    </td>
+                    <td>
+                      <code>{s.slug}</code>
+                    </td>
+                    <td>{s.current_schema_version ? `v${s.current_schema_version}` : '—'}</td>
+                    <td>{s.counts.sources}</td>
+                    <td>{s.counts.routes}</td>
+                    <td>{s.counts.submissions_30d}</td>
+                    <td>
+                      <Time at={s.created_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {list.next_cursor ? (
+          <nav class="pager" aria-label="Pages">
+            <a href={`/app/streams?cursor=${encodeURIComponent(list.next_cursor)}`}>Older streams</a>
+          </nav>
+        ) : null}
+      </>,
+    );
+  });
+
+  dash.get('/streams/:id', async (c) => {
+    may(c, streamOps.get);
+    const id = c.req.param('id');
+    const s = await getStream(c.var.deps, c.var.actor, id);
+    may(c, streamOps.preview);
+    const preview = await previewStream(c.var.deps, c.var.actor, id, { limit: 10 });
+    const fields = fieldsOf(s.schema?.json_schema);
+    return page(
+      c,
+      { title: `Stream ${s.name}`, section: 'streams' },
+      <>
+        <p>
+          <a href="/app/streams">← Streams</a>
+        </p>
+        <h1>{s.name}</h1>
+        <dl class="meta">
+          <dt>Slug</dt>
+          <dd>
+            <code>{s.slug}</code>
+          </dd>
+          <dt>Id</dt>
+          <dd>
+            <code>{s.id}</code>
+          </dd>
+          <dt>Schema version</dt>
+          <dd>{s.current_schema_version ? `v${s.current_schema_version}` : 'none'}</dd>
+          <dt>Submissions, last 30 days</dt>
+          <dd>{s.counts.submissions_30d}</dd>
+          <dt>Created</dt>
+          <dd>
+            <Time at={s.created_at} />
+          </dd>
+        </dl>
+
+        <section class="card" aria-labelledby="schema-h">
+          <h2 id="schema-h">Schema</h2>
+          {s.schema ? (
+            <>
+              <p class="muted">
+                Version {s.schema.version}, published <Time at={s.schema.created_at} />
+                {s.schema.changelog ? ` — ${s.schema.changelog}` : ''}
+              </p>
+              {fields.length ? (
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Field</th>
+                        <th scope="col">Type</th>
+                        <th scope="col">Required</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {fields.map((f) => (
+                        <tr>
+                          <td>
+                            <code>{f.name}</code>
+                          </td>
+                          <td>{f.type}</td>
+                          <td>{f.required ? 'yes' : 'no'}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              ) : null}
+              <details>
+                <summary>JSON Schema</summary>
+                <pre tabindex={0}>{pretty(s.schema.json_schema)}</pre>
+              </details>
+            </>
+          ) : (
+            <p>
+              This stream has no schema yet. Publish one with <code>POST /v1/streams/{s.id}/schema</code>.
+            </p>
+          )}
+        </section>
+
+        <section class="card" aria-labelledby="sources-h">
+          <h2 id="sources-h">Sources</h2>
+          {s.sources.length === 0 ? (
+            <p>
+              No form feeds this stream. Attach one with <code>POST /v1/streams/{s.id}/sources</code> (a form id or a{' '}
+              <code>tag:</code>/<code>project:</code> selector).
+            </p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Source</th>
+                    <th scope="col">Mapping</th>
+                    <th scope="col">Missing fields</th>
+                    <th scope="col">Checked against</th>
+                    <th scope="col">Mapping rules</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.sources.map((src) => (
+                    <tr>
+                      <td>
+                        {src.form_id ? (
+                          <a href={`/app/forms/${encodeURIComponent(src.form_id)}`}>
+                            <code>{src.form_id}</code>
+                          </a>
+                        ) : (
+                          <code>{src.selector ?? ''}</code>
+                        )}
+                      </td>
+                      <td>
+                        <Badge value={src.mapping_status === 'valid' ? 'healthy' : 'failing'} />{' '}
+                        <span>{src.mapping_status}</span>
+                      </td>
+                      <td>
+                        {src.missing.length ? (
+                          <ul>
+                            {src.missing.map((m) => (
+                              <li>
+                                <code>{m}</code>
+                              </li>
+                            ))}
+                          </ul>
+                        ) : (
+                          <span class="muted">none</span>
+                        )}
+                      </td>
+                      <td>v{src.stream_schema_version}</td>
+                      <td>
+                        {Object.keys(src.mapping).length ? (
+                          <pre tabindex={0}>{pretty(src.mapping)}</pre>
+                        ) : (
+                          <span class="muted">same field names</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+
+        <section class="card" aria-labelledby="routes-h">
+          <h2 id="routes-h">Routes</h2>
+          {s.routes.length === 0 ? (
+            <p>No route delivers this stream yet. Add one on a destination's page or with POST /v1/routes.</p>
+          ) : (
+            <ul>
+              {s.routes.map((r) => (
+                <li>
+                  <code>{r.id}</code> → <code>{r.destination_id}</code> (
+                  {r.mode.type === 'digest' ? `digest ${r.mode.cron} ${r.mode.timezone}` : 'instant'}){' '}
+                  <Badge value={r.enabled ? 'enabled' : 'disabled'} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+
+        <section class="card" aria-labelledby="preview-h">
+          <h2 id="preview-h">Preview</h2>
+          <p class="muted">
+            The newest received submissions of the source forms, mapped through the current mappings (fields the mapping
+            does not use are listed as extras).
+          </p>
+          {preview.data.length === 0 ? (
+            <p>No submission of a source form yet. Send one to a source form and it shows here mapped.</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Received</th>
+                    <th scope="col">Submission</th>
+                    <th scope="col">Mapped data</th>
+                    <th scope="col">Extras</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {preview.data.map((p) => (
+                    <tr>
+                      <td>
+                        <Time at={p.received_at} />
+                      </td>
+                      <td>
+                        <a href={`/app/submissions/${encodeURIComponent(p.submission_id)}`}>
+                          <code>{p.submission_id}</code>
+                        </a>
+                        {p.mapping_status === 'incomplete' ? (
+                          <>
+                            {' '}
+                            <Badge value="failing" /> <span>incomplete mapping</span>
+                          </>
+                        ) : null}
+                      </td>
+                      <td>
+                        <pre tabindex={0}>{pretty(p.data)}</pre>
+                      </td>
+                      <td>
+                        {Object.keys(p.extras).length ? (
+                          <pre tabindex={0}>{pretty(p.extras)}</pre>
+                        ) : (
+                          <span class="muted">none</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      </>,
+    );
+  });
+}
