@@ -3,17 +3,15 @@ import { formOps } from '../../shared/contracts/forms.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import { buildEmbed, DEFAULT_FIELDS, fieldsFromSchema } from '../present/embed.js';
 import {
   createForm,
   deleteForm,
+  formEmbed,
   formWithCounts,
   getFormRow,
   listForms,
-  submitUrl,
   updateForm,
 } from '../services/forms.js';
-import { currentSchemaRow } from '../services/schemas.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.list, async (c) => {
@@ -38,13 +36,7 @@ export function registerForms(app: OpenAPIHono<AppEnv>) {
     await deleteForm(c.get('deps'), c.get('actor'), c.req.valid('param').id);
     return noContent(c);
   });
-  mount(app, formOps.embed, async (c) => {
-    const deps = c.get('deps');
-    const form = await getFormRow(deps.database.db, c.get('actor').orgId, c.req.valid('param').id);
-    // The current schema's properties and ui hints; the defaults before one declares any field.
-    const schema = await currentSchemaRow(deps.database.db, form);
-    const fields = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
-    const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
-    return send(c, buildEmbed(submitUrl(deps, form.id), fields.length ? fields : DEFAULT_FIELDS, honeypot));
-  });
+  mount(app, formOps.embed, async (c) =>
+    send(c, (await formEmbed(c.get('deps'), c.get('actor'), c.req.valid('param').id)).embed),
+  );
 }
