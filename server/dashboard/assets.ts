@@ -64,10 +64,11 @@ export const APP_JS = `
   });
   function sel(el){var r=document.createRange();r.selectNodeContents(el);var s=window.getSelection();s.removeAllRanges();s.addRange(r);}
   document.addEventListener('submit',function(e){var f=e.target;var q=f.getAttribute&&f.getAttribute('data-confirm');if(q&&!window.confirm(q))e.preventDefault();});
-  // Live regions: <tbody data-poll="/app/…/rows?…" data-poll-ms="5000"> is replaced by the server's fresh rows.
+  // Live regions: <tbody data-poll="/app/…/rows?…" data-poll-ms="5000"> is replaced by the server's fresh rows;
+  // a redirect (the session ended: sign-in) is an error, so the sign-in page never lands in a table.
   function poll(el){var url=el.getAttribute('data-poll');var ms=+el.getAttribute('data-poll-ms')||5000;
     setTimeout(function tick(){if(document.hidden){setTimeout(tick,ms);return;}
-      fetch(url,{credentials:'same-origin',headers:{'accept':'text/html'}}).then(function(r){if(!r.ok)throw 0;return r.text();})
+      fetch(url,{credentials:'same-origin',redirect:'error',headers:{'accept':'text/html'}}).then(function(r){if(!r.ok)throw 0;return r.text();})
       .then(function(html){if(html!==el.getAttribute('data-last')){el.innerHTML=html;el.setAttribute('data-last',html);times(el);}})
       .catch(function(){}).then(function(){setTimeout(tick,ms);});},ms);}
   document.addEventListener('DOMContentLoaded',function(){times();setInterval(times,30000);document.querySelectorAll('[data-poll]').forEach(poll);});

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { MiddlewareHandler } from 'hono';
-import { getCookie } from 'hono/cookie';
+import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Scope } from '../../shared/contracts/common.js';
 import { SESSION_COOKIE } from '../../shared/contracts/security.js';
 import { apiKeys, memberships, sessions } from '../db/schema.js';
@@ -101,4 +101,23 @@ export async function sessionActor(deps: Deps, token: string): Promise<Actor | n
     userId: row.s.userId,
     sessionId: row.s.id,
   };
+}
+
+/**
+ * Sets the session cookie of a sign-in (POST /v1/auth/sign-in and the dashboard's sign-in page):
+ * HttpOnly, SameSite=Lax, Secure behind https, for the whole site, until the session expires.
+ */
+export function setSessionCookie(c: Context, deps: Deps, session: { token: string; expiresAt: Date }): void {
+  setCookie(c, SESSION_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: deps.config.publicBaseUrl.startsWith('https:') || c.req.header('x-forwarded-proto') === 'https',
+    path: '/',
+    expires: session.expiresAt,
+  });
+}
+
+/** Removes the session cookie (sign-out; the session itself is deleted by the signOut service). */
+export function clearSessionCookie(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, { path: '/' });
 }

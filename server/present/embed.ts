@@ -376,7 +376,7 @@ function reactField(f: EmbedField, id: string): string[] {
 }
 
 /** A value the field accepts, for the fetch example. */
-function sampleValue(f: EmbedField): unknown {
+export function sampleValue(f: EmbedField): unknown {
   switch (f.type) {
     case 'email':
       return 'ada@example.com';

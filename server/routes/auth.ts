@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { getCookie } from 'hono/cookie';
 import { authOps } from '../../shared/contracts/auth.js';
-import { SESSION_COOKIE } from '../http/auth.js';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../http/auth.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { requestCode, signIn, signOut, verifyCode } from '../services/auth.js';
@@ -22,18 +22,12 @@ export function registerAuth(app: OpenAPIHono<AppEnv>) {
   mount(app, authOps.signIn, async (c) => {
     const deps = c.get('deps');
     const s = await signIn(deps, c.req.valid('json'));
-    setCookie(c, SESSION_COOKIE, s.token, {
-      httpOnly: true,
-      sameSite: 'Lax',
-      secure: deps.config.publicBaseUrl.startsWith('https:') || c.req.header('x-forwarded-proto') === 'https',
-      path: '/',
-      expires: s.expiresAt,
-    });
+    setSessionCookie(c, deps, s);
     return send(c, s.body);
   });
   mount(app, authOps.signOut, async (c) => {
     await signOut(c.get('deps'), getCookie(c, SESSION_COOKIE));
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    clearSessionCookie(c);
     return noContent(c);
   });
 }

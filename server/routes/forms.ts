@@ -3,8 +3,15 @@ import { formOps } from '../../shared/contracts/forms.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import { formEmbed } from '../services/form-embed.js';
-import { createForm, deleteForm, formWithCounts, getFormRow, listForms, updateForm } from '../services/forms.js';
+import {
+  createForm,
+  deleteForm,
+  formEmbed,
+  formWithCounts,
+  getFormRow,
+  listForms,
+  updateForm,
+} from '../services/forms.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.list, async (c) => {
@@ -29,9 +36,7 @@ export function registerForms(app: OpenAPIHono<AppEnv>) {
     await deleteForm(c.get('deps'), c.get('actor'), c.req.valid('param').id);
     return noContent(c);
   });
-  mount(app, formOps.embed, async (c) => {
-    const deps = c.get('deps');
-    const form = await getFormRow(deps.database.db, c.get('actor').orgId, c.req.valid('param').id);
-    return send(c, await formEmbed(deps, form));
-  });
+  mount(app, formOps.embed, async (c) =>
+    send(c, (await formEmbed(c.get('deps'), c.get('actor'), c.req.valid('param').id)).embed),
+  );
 }

@@ -16,9 +16,10 @@ import {
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
-import { buildEmbed, buildVerify } from '../present/embed.js';
+import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
 import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
+import { currentSchemaRow } from './schemas.js';
 import { attachFromTemplate, type FormStream, getStreamRow, streamsOfForms } from './streams.js';
 
 export type FormRow = typeof forms.$inferSelect;
@@ -314,4 +315,36 @@ export async function deleteForm(deps: Deps, actor: Actor, id: string) {
     await tx.delete(forms).where(and(eq(forms.id, id), eq(forms.orgId, org)));
   });
   await Promise.all(files.map((f) => deps.storage.remove(f.key).catch(() => {})));
+}
+
+/**
+ * GET /v1/forms/{id}/embed (and the dashboard): the snippets built from the current schema's
+ * properties and ui hints, or the default fields before a schema declares any; `fields` are the
+ * controls they hold (the dashboard's test submission fills them with sample values).
+ */
+export async function formEmbed(deps: Deps, actor: Actor, id: string) {
+  const form = await getFormRow(deps.database.db, actor.orgId, id);
+  return { form, ...(await embedFor(deps, form)) };
+}
+
+/**
+ * A form's embed snippets (and the fields they hold): from the current schema's properties and ui
+ * hints, or the default fields before one declares any, with the form's honeypot.
+ */
+export async function embedFor(deps: Deps, form: FormRow) {
+  const schema = await currentSchemaRow(deps.database.db, form);
+  const declared = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
+  const fields: EmbedField[] = declared.length ? declared : DEFAULT_FIELDS;
+  const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
+  return { fields, embed: buildEmbed(submitUrl(deps, form.id), fields, honeypot) };
+}
+
+/** Id and name of the organization's forms (not sandboxes), newest first: the dashboard's form filter. */
+export async function formNames(db: Db, orgId: string, limit = 500) {
+  return db
+    .select({ id: forms.id, name: forms.name })
+    .from(forms)
+    .where(and(eq(forms.orgId, orgId), eq(forms.sandbox, false)))
+    .orderBy(desc(forms.id))
+    .limit(limit);
 }

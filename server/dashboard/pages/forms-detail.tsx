@@ -3,8 +3,7 @@ import type { FC } from 'hono/jsx';
 import { formOps, SCHEMA_MODES } from '../../../shared/contracts/forms.js';
 import { ApiError } from '../../http/errors.js';
 import { buildVerify } from '../../present/embed.js';
-import { formEmbed } from '../../services/form-embed.js';
-import { type FormRow, formWithCounts, getFormRow, updateForm } from '../../services/forms.js';
+import { embedFor, type FormRow, formWithCounts, getFormRow, updateForm } from '../../services/forms.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
 import { Badge, Copyable, CsrfField, done, ErrorBox, page, Time } from '../render.js';
@@ -109,7 +108,7 @@ async function formPage(
 ) {
   const { deps } = c.var;
   allow(c, scopeOf(formOps.embed));
-  const [form, embed] = await Promise.all([formWithCounts(deps, row), formEmbed(deps, row)]);
+  const [form, embed] = await Promise.all([formWithCounts(deps, row), embedFor(deps, row).then((r) => r.embed)]);
   const verify = buildVerify(form.submit_url, row.settings.allowed_origins);
   const hosted = `/f/${encodeURIComponent(form.id)}`;
   return page(

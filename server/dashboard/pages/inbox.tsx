@@ -1,4 +1,330 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { formOps } from '../../../shared/contracts/forms.js';
+import { organizationOps } from '../../../shared/contracts/organizations.js';
+import { SUBMISSION_STATUSES, submissionOps } from '../../../shared/contracts/submissions.js';
+import { ApiError } from '../../http/errors.js';
+import { pageOf } from '../../http/pagination.js';
+import { intakeEntry } from '../../intake/cache.js';
+import { canonicalOrigin } from '../../intake/checks.js';
+import { intake } from '../../intake/submit.js';
+import { sampleValue } from '../../present/embed.js';
+import { formEmbed, formNames, submitUrl } from '../../services/forms.js';
+import { listOrganizations } from '../../services/organizations.js';
+import { listSubmissions } from '../../services/submissions.js';
 import type { DashEnv } from '../env.js';
+import { allow, issuesOf, queryFor } from '../input.js';
+import { Badge, Copyable, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
 
-export function registerInboxPages(_dash: Hono<DashEnv>): void {}
+type Item = Awaited<ReturnType<typeof listSubmissions>>['data'][number];
+type Names = Map<string, string>;
+
+const FILTER_KEYS = ['form_id', 'status', 'test', 'q'] as const;
+type Filters = Partial<Record<(typeof FILTER_KEYS)[number] | 'limit' | 'cursor', string>>;
+
+/** The inbox's filters from the query string; empty fields (a submitted blank select) are left out. */
+function filtersOf(c: Context<DashEnv>, withCursor: boolean): Filters {
+  const out: Filters = {};
+  // limit (page size) is kept through the links, though the form does not offer it.
+  for (const k of [...FILTER_KEYS, 'limit' as const, ...(withCursor ? (['cursor'] as const) : [])]) {
+    const v = c.req.query(k)?.trim();
+    if (v) out[k] = v;
+  }
+  return out;
+}
+
+const qs = (f: Filters) => new URLSearchParams(f as Record<string, string>).toString();
+
+/** Up to 140 characters of the data's first values, for the list (the page shows everything). */
+export function summaryOf(data: unknown): string {
+  if (!data || typeof data !== 'object') return '';
+  const parts: string[] = [];
+  for (const v of Object.values(data as Record<string, unknown>)) {
+    if (typeof v === 'string' && v.trim()) parts.push(v.trim());
+    else if (typeof v === 'number' || typeof v === 'boolean') parts.push(String(v));
+    if (parts.join(' · ').length > 140) break;
+  }
+  const s = parts.join(' · ').replace(/\s+/g, ' ');
+  return s.length > 140 ? `${s.slice(0, 139)}…` : s;
+}
+
+/** The rows of the list: the whole page's table body, and what /app/inbox/rows answers for live updates. */
+const Rows: FC<{ items: Item[]; names: Names; filtered: boolean }> = ({ items, names, filtered }) => (
+  <>
+    {items.length ? (
+      items.map((s) => (
+        <tr>
+          <td>
+            <Time at={s.received_at} />
+          </td>
+          <td>
+            <a href={`/app/submissions/${encodeURIComponent(s.id)}`}>{summaryOf(s.data) || s.id}</a>
+            {s.attachments.length ? (
+              <span class="muted">{` · ${s.attachments.length} file${s.attachments.length > 1 ? 's' : ''}`}</span>
+            ) : null}
+          </td>
+          <td>{names.get(s.form_id) ?? s.form_id}</td>
+          <td>
+            <Badge value={s.status} />
+            {s.quarantine_reason ? <span class="muted">{` ${s.quarantine_reason.replace(/_/g, ' ')}`}</span> : null}
+            {s.test ? (
+              <>
+                {' '}
+                <Badge value="test" />
+              </>
+            ) : null}
+          </td>
+        </tr>
+      ))
+    ) : (
+      <tr>
+        <td colspan={4} class="muted">
+          {filtered
+            ? 'No submission matches these filters.'
+            : 'No submissions yet. They appear here as they arrive, without reloading.'}
+        </td>
+      </tr>
+    )}
+  </>
+);
+
+/** Runs the list as GET /v1/submissions does, for the session. */
+async function load(c: Context<DashEnv>, filters: Filters) {
+  allow(c, submissionOps.list);
+  const q = queryFor(submissionOps.list, filters);
+  return listSubmissions(c.var.deps, c.var.actor, pageOf(q, 'submission'), q);
+}
+
+async function namesOf(c: Context<DashEnv>) {
+  const rows = await formNames(c.var.deps.database.db, c.var.actor.orgId);
+  return { rows, map: new Map(rows.map((f) => [f.id, f.name])) };
+}
+
+/** The person's organizations (the switcher), as GET /v1/organizations lists them. */
+async function orgsOf(c: Context<DashEnv>) {
+  allow(c, organizationOps.list);
+  return (await listOrganizations(c.var.deps, c.var.actor, pageOf({ limit: 200 }, 'organization'))).data;
+}
+type Orgs = Awaited<ReturnType<typeof orgsOf>>;
+
+/** A selector of the person's organizations, when there is more than one. */
+const OrgSwitcher: FC<{ c: Context<DashEnv>; orgs: Orgs }> = ({ c, orgs }) => {
+  if (orgs.length < 2) {
+    const only = orgs[0];
+    return only ? <p class="muted">{`Organization: ${only.name}`}</p> : null;
+  }
+  return (
+    <PostForm c={c} action="/app/switch-org" class="row">
+      <div>
+        <label for="org_id">Organization</label>
+        <select id="org_id" name="org_id">
+          {orgs.map((o) => (
+            <option value={o.id} selected={o.is_active}>
+              {`${o.name}${o.role ? ` (${o.role})` : ''}`}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit" class="secondary">
+        Switch
+      </button>
+    </PostForm>
+  );
+};
+
+/** An empty organization: the first form's embed and a test button, or how to make a form. */
+async function firstEmbed(c: Context<DashEnv>, forms: Array<{ id: string; name: string }>) {
+  const first = forms[0];
+  if (!first) return null;
+  allow(c, { 'x-scope': formOps.embed['x-scope'] });
+  return { ...first, embed: (await formEmbed(c.var.deps, c.var.actor, first.id)).embed };
+}
+
+const FirstSteps: FC<{ c: Context<DashEnv>; first: Awaited<ReturnType<typeof firstEmbed>> }> = ({ c, first }) => {
+  if (!first) {
+    return (
+      <Empty title="No forms yet">
+        <p>
+          Submissions arrive through a form. <a href="/app/forms">Create a form</a>, paste its embed snippet into your
+          site, and what visitors send shows up here.
+        </p>
+      </Empty>
+    );
+  }
+  const { embed } = first;
+  return (
+    <Empty title="Nothing here yet">
+      <p>
+        Paste this into a page of your site; what visitors send to <strong>{first.name}</strong> shows up here.
+      </p>
+      <Copyable id="embed-html" text={embed.html} label="HTML" multiline />
+      <p class="muted">
+        It posts to <code>{submitUrl(c.var.deps, first.id)}</code>. Other snippets (fetch, React, Astro, Next.js) are on
+        the <a href={`/app/forms/${encodeURIComponent(first.id)}`}>form's page</a>.
+      </p>
+      <PostForm c={c} action="/app/inbox/test">
+        <input type="hidden" name="form_id" value={first.id} />
+        <button type="submit">Send a test submission</button>
+      </PostForm>
+    </Empty>
+  );
+};
+
+const FiltersForm: FC<{ f: Filters; forms: Array<{ id: string; name: string }> }> = ({ f, forms }) => (
+  <form method="get" action="/app" class="filters" aria-label="Filter submissions">
+    <div>
+      <label for="f-q">Search</label>
+      <input id="f-q" name="q" type="search" value={f.q ?? ''} placeholder="words in the data" />
+    </div>
+    <div>
+      <label for="f-form">Form</label>
+      <select id="f-form" name="form_id">
+        <option value="">All forms</option>
+        {forms.map((x) => (
+          <option value={x.id} selected={f.form_id === x.id}>
+            {x.name}
+          </option>
+        ))}
+      </select>
+    </div>
+    <div>
+      <label for="f-status">Status</label>
+      <select id="f-status" name="status">
+        <option value="">Any status</option>
+        {SUBMISSION_STATUSES.map((s) => (
+          <option value={s} selected={f.status === s}>
+            {s}
+          </option>
+        ))}
+      </select>
+    </div>
+    <div>
+      <label for="f-test">Test</label>
+      <select id="f-test" name="test">
+        <option value="">Test and real</option>
+        <option value="false" selected={f.test === 'false'}>
+          Real only
+        </option>
+        <option value="true" selected={f.test === 'true'}>
+          Tests only
+        </option>
+      </select>
+    </div>
+    <button type="submit" class="secondary">
+      Filter
+    </button>
+    {FILTER_KEYS.some((k) => f[k]) ? <a href="/app">Clear</a> : null}
+  </form>
+);
+
+/** The inbox: the organization's submissions, newest first, filtered, paged, and live on the first page. */
+export function registerInboxPages(dash: Hono<DashEnv>): void {
+  dash.get('/', async (c) => {
+    const f = filtersOf(c, true);
+    const { rows: forms, map: names } = await namesOf(c);
+    const filtered = FILTER_KEYS.some((k) => f[k]);
+    let list: Awaited<ReturnType<typeof load>>;
+    try {
+      list = await load(c, f);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'validation_failed') throw err;
+      return page(
+        c,
+        { title: 'Inbox', section: 'inbox', status: 422 },
+        <>
+          <h1>Inbox</h1>
+          <FiltersForm f={f} forms={forms} />
+          <ErrorBox message={err.message} hint="Change the filters, or clear them." fields={issuesOf(err)} />
+        </>,
+      );
+    }
+    const { cursor, ...firstPage } = f;
+    const live = !cursor;
+    const empty = !list.data.length && !filtered && !cursor;
+    const [orgs, first] = await Promise.all([orgsOf(c), empty ? firstEmbed(c, forms) : null]);
+    return page(
+      c,
+      { title: 'Inbox', section: 'inbox' },
+      <>
+        <div class="row">
+          <h1>Inbox</h1>
+          <OrgSwitcher c={c} orgs={orgs} />
+        </div>
+        <FiltersForm f={f} forms={forms} />
+        <div class="table-wrap">
+          <table>
+            <caption class="muted">
+              {live ? 'Newest first; new submissions appear on their own.' : 'Older submissions.'}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Submission</th>
+                <th scope="col">Form</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody
+              id="inbox-rows"
+              data-poll={live ? `/app/inbox/rows${qs(firstPage) ? `?${qs(firstPage)}` : ''}` : undefined}
+              data-poll-ms={live ? '4000' : undefined}
+            >
+              <Rows items={list.data} names={names} filtered={filtered} />
+            </tbody>
+          </table>
+        </div>
+        <nav class="row" aria-label="Pages">
+          {cursor ? <a href={`/app${qs(firstPage) ? `?${qs(firstPage)}` : ''}`}>Newest</a> : null}
+          {list.next_cursor ? <a href={`/app?${qs({ ...firstPage, cursor: list.next_cursor })}`}>Older</a> : null}
+        </nav>
+        {empty ? <FirstSteps c={c} first={first} /> : null}
+      </>,
+    );
+  });
+
+  // The first page's rows alone, for the live list (app.js swaps them in every few seconds).
+  dash.get('/inbox/rows', async (c) => {
+    const f = filtersOf(c, false);
+    const [{ map }, list] = await Promise.all([namesOf(c), load(c, f)]);
+    return c.html(<Rows items={list.data} names={map} filtered={FILTER_KEYS.some((k) => f[k])} />);
+  });
+
+  // "Send a test submission": a _test post to the form, through intake as POST /s/{formId} runs it.
+  dash.post('/inbox/test', async (c) => {
+    allow(c, { 'x-scope': formOps.embed['x-scope'] });
+    const body = await c.req.parseBody();
+    const formId = typeof body.form_id === 'string' ? body.form_id : '';
+    const deps = c.var.deps;
+    // The form must be this organization's (404 otherwise); its fields get sample values.
+    const { form, fields } = await formEmbed(deps, c.var.actor, formId);
+    const data: Record<string, unknown> = Object.fromEntries(fields.map((x) => [x.name, sampleValue(x)]));
+    // A form that only takes some origins gets the first one it allows, as the API's verify curl sends.
+    const allowed = form.settings.allowed_origins;
+    const origin = Array.isArray(allowed)
+      ? allowed.map((o) => canonicalOrigin(String(o))).find((o) => o !== null)
+      : undefined;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': 'formsvc dashboard (test submission)',
+      ...(origin ? { origin } : {}),
+    };
+    const req = new Request(submitUrl(deps, form.id), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...data, _test: true }),
+    });
+    const entry = await intakeEntry(deps.database, form.id);
+    deps.handoff?.started();
+    let status: string;
+    try {
+      const out = await intake(deps, { req, ip: c.var.clientIp, header: (n) => headers[n.toLowerCase()] }, entry);
+      status = out.submission.quarantineReason
+        ? `quarantined (${out.submission.quarantineReason.replace(/_/g, ' ')})`
+        : out.submission.status;
+    } finally {
+      deps.handoff?.finished();
+    }
+    return done(c, '/app', `A test submission to ${form.name} was stored as ${status}.`);
+  });
+}
