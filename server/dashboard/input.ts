@@ -51,7 +51,7 @@ export function queryFor<O extends AnyOp>(op: O, value: unknown) {
  * The operation's scope check, as /v1's authorize does it, for the signed-in person: a page runs an
  * operation only when its API route would let the same session run it.
  */
-export function allow(c: { var: DashEnv['Variables'] }, op: AnyOp): void {
+export function allow(c: { var: DashEnv['Variables'] }, op: { 'x-scope': Scope }): void {
   const scope = op['x-scope'];
   const actor = c.var.actor;
   if (scope === 'public') return;

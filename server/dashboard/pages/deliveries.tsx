@@ -5,9 +5,9 @@ import { pageOf } from '../../http/pagination.js';
 import { listDeliveries, retryDelivery } from '../../services/deliveries.js';
 import { retryDeliveries } from '../../services/replay.js';
 import type { DashEnv } from '../env.js';
-import { bodyFor, queryFor } from '../input.js';
+import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
-import { allowOp, Choice, choices, formValues, namesOf, qs } from './routing-ui.js';
+import { Choice, choices, formValues, namesOf, qs } from './routing-ui.js';
 
 /** The log's filters that the page keeps in its query string (empty ones left out). */
 type Filters = { status?: string; destination_id?: string; form_id?: string };
@@ -54,7 +54,7 @@ async function describeFilters(c: Context<DashEnv>, f: Filters) {
 
 export function registerDeliveryPages(dash: Hono<DashEnv>): void {
   dash.get('/deliveries', async (c) => {
-    allowOp(c, deliveryOps.list);
+    allow(c, deliveryOps.list);
     const f = filtersOf(c.req.query());
     const cursor = c.req.query('cursor') || undefined;
     const limit = c.req.query('limit') || undefined;
@@ -223,7 +223,7 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/deliveries/:id/retry', async (c) => {
-    allowOp(c, deliveryOps.retry);
+    allow(c, deliveryOps.retry);
     const v = await formValues(c);
     const d = await retryDelivery(c.var.deps, c.var.actor, c.req.param('id'));
     return done(c, backTo(v.back), `Delivery ${d.id} is queued again.`);
@@ -231,7 +231,7 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
 
   /** The confirmation of a bulk retry (works without JavaScript): what will be retried, and a button. */
   dash.get('/deliveries/retry', async (c) => {
-    allowOp(c, deliveryOps.retryAll);
+    allow(c, deliveryOps.retryAll);
     const f = filtersOf(c.req.query());
     const replay = replayOf(f);
     return page(
@@ -267,7 +267,7 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/deliveries/retry', async (c) => {
-    allowOp(c, deliveryOps.retryAll);
+    allow(c, deliveryOps.retryAll);
     const f = filtersOf(await formValues(c));
     const replay = replayOf(f);
     if (!('body' in replay)) {

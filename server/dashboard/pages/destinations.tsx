@@ -17,11 +17,11 @@ import {
 import { listRoutes } from '../../services/routes.js';
 import { VERIFY_WEBHOOK } from '../../services/webhook-secret.js';
 import type { DashEnv } from '../env.js';
-import { bodyFor, queryFor } from '../input.js';
+import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, Copyable, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
 import { CreateForm, destinationBody, isType, TYPE_LABELS } from './destination-forms.js';
 import { RouteTable, registerRoutePages } from './routes.js';
-import { allowOp, formValues, namesOf, qs, type Values, validationIssues } from './routing-ui.js';
+import { formValues, namesOf, qs, type Values, validationIssues } from './routing-ui.js';
 
 type Dest = ReturnType<typeof presentDestination>;
 
@@ -67,7 +67,7 @@ async function destinationView(
   d: Dest,
   extra: { secret?: string; warnings?: string[]; test?: DeliveryResult } = {},
 ) {
-  allowOp(c, routeOps.list);
+  allow(c, routeOps.list);
   const routes = await listRoutes(c.var.deps, c.var.actor, pageOf({ limit: 100 }, 'route'), { destination_id: d.id });
   const [formNames, streamNames] = await Promise.all([
     namesOf(
@@ -230,7 +230,7 @@ function newPage(
 
 export function registerDestinationPages(dash: Hono<DashEnv>): void {
   dash.get('/destinations', async (c) => {
-    allowOp(c, destinationOps.list);
+    allow(c, destinationOps.list);
     const q = queryFor(destinationOps.list, c.req.query());
     const list = await listDestinations(c.var.deps, c.var.actor, pageOf(q, 'destination'), q);
     return page(
@@ -304,12 +304,12 @@ export function registerDestinationPages(dash: Hono<DashEnv>): void {
   });
 
   dash.get('/destinations/new', (c) => {
-    allowOp(c, destinationOps.create);
+    allow(c, destinationOps.create);
     return newPage(c, { type: c.req.query('type') });
   });
 
   dash.post('/destinations', async (c) => {
-    allowOp(c, destinationOps.create);
+    allow(c, destinationOps.create);
     const values = await formValues(c);
     const type = values.type;
     if (!isType(type)) {
@@ -330,13 +330,13 @@ export function registerDestinationPages(dash: Hono<DashEnv>): void {
   });
 
   dash.get('/destinations/:id', async (c) => {
-    allowOp(c, destinationOps.get);
+    allow(c, destinationOps.get);
     const row = await getDestinationRow(c.var.deps.database.db, c.var.actor.orgId, c.req.param('id'));
     return destinationView(c, presentDestination(row));
   });
 
   dash.post('/destinations/:id/test', async (c) => {
-    allowOp(c, destinationOps.test);
+    allow(c, destinationOps.test);
     const id = c.req.param('id');
     const result = await testDestination(c.var.deps, c.var.actor, id);
     const row = await getDestinationRow(c.var.deps.database.db, c.var.actor.orgId, id);
@@ -344,7 +344,7 @@ export function registerDestinationPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/destinations/:id/enabled', async (c) => {
-    allowOp(c, destinationOps.update);
+    allow(c, destinationOps.update);
     const values = await formValues(c);
     const body = bodyFor(destinationOps.update, { enabled: values.enabled === 'true' });
     const d = await updateDestination(c.var.deps, c.var.actor, c.req.param('id'), body);
@@ -352,7 +352,7 @@ export function registerDestinationPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/destinations/:id/delete', async (c) => {
-    allowOp(c, destinationOps.delete);
+    allow(c, destinationOps.delete);
     await deleteDestination(c.var.deps, c.var.actor, c.req.param('id'));
     return done(c, '/app/destinations', 'Destination deleted.');
   });

@@ -18,7 +18,7 @@ import {
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Badge, Copyable, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
-import { all, can, fieldsOf, formHint, issueAt, may, one } from './org-common.js';
+import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
@@ -119,7 +119,7 @@ async function webhooksPage(
   c: Context<DashEnv>,
   form: { values: WebhookValues; error?: ApiError } = { values: NO_VALUES },
 ) {
-  may(c, webhookOps.list);
+  allow(c, webhookOps.list);
   const q = queryFor(webhookOps.list, c.req.query());
   const list = await listWebhooks(c.var.deps, c.var.actor, pageOf(q, 'webhook'));
   const issues = issuesOf(form.error);
@@ -282,7 +282,7 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
   dash.get('/webhooks', (c) => webhooksPage(c));
 
   dash.post('/webhooks', async (c) => {
-    may(c, webhookOps.create);
+    allow(c, webhookOps.create);
     const f = await fieldsOf(c);
     const values: WebhookValues = {
       url: one(f, 'url').trim(),
@@ -337,10 +337,10 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
   });
 
   dash.get('/webhooks/:id', async (c) => {
-    may(c, webhookOps.get);
+    allow(c, webhookOps.get);
     const id = c.req.param('id');
     const w = presentWebhook(await getWebhookRow(c.var.deps.database.db, c.var.actor.orgId, id));
-    may(c, webhookOps.deliveries);
+    allow(c, webhookOps.deliveries);
     const raw = c.req.query();
     const q = queryFor(webhookOps.deliveries, {
       ...(raw.status ? { status: raw.status } : {}),
@@ -487,7 +487,7 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
     ['disable', false],
   ] as const) {
     dash.post(`/webhooks/:id/${action}`, async (c) => {
-      may(c, webhookOps.update);
+      allow(c, webhookOps.update);
       const id = c.req.param('id');
       await updateWebhook(c.var.deps, c.var.actor, id, bodyFor(webhookOps.update, { enabled }));
       return done(c, `/app/webhooks/${encodeURIComponent(id)}`, enabled ? 'Webhook enabled.' : 'Webhook disabled.');
@@ -495,7 +495,7 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
   }
 
   dash.post('/webhooks/:id/retry', async (c) => {
-    may(c, webhookOps.retryDeliveries);
+    allow(c, webhookOps.retryDeliveries);
     const id = c.req.param('id');
     const r = await retryWebhookDeliveries(c.var.deps, c.var.actor, id, bodyFor(webhookOps.retryDeliveries, {}));
     return done(
@@ -506,7 +506,7 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/webhooks/:id/delete', async (c) => {
-    may(c, webhookOps.delete);
+    allow(c, webhookOps.delete);
     await deleteWebhook(c.var.deps, c.var.actor, c.req.param('id'));
     return done(c, '/app/webhooks', 'Webhook deleted.');
   });

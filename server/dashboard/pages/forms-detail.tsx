@@ -17,7 +17,6 @@ import {
   issuesAt,
   listOfWords,
   numberField,
-  scopeOf,
   statusOf,
   unclaimed,
 } from './forms-ui.js';
@@ -27,7 +26,7 @@ type Values = Record<string, string>;
 /** /app/forms/:id: what the form is, its settings (PATCH /v1/forms/{id}), its embed snippets. */
 export function registerFormDetailPages(dash: Hono<DashEnv>) {
   dash.get('/forms/:id', async (c) => {
-    allow(c, scopeOf(formOps.get));
+    allow(c, formOps.get);
     const row = await getFormRow(c.var.deps.database.db, c.var.actor.orgId, c.req.param('id'));
     return formPage(c, row, null);
   });
@@ -107,7 +106,7 @@ async function formPage(
   failed: { values: Values; failure: Failure; status: ReturnType<typeof statusOf> } | null,
 ) {
   const { deps } = c.var;
-  allow(c, scopeOf(formOps.embed));
+  allow(c, formOps.embed);
   const [form, embed] = await Promise.all([formWithCounts(deps, row), embedFor(deps, row).then((r) => r.embed)]);
   const verify = buildVerify(form.submit_url, row.settings.allowed_origins);
   const hosted = `/f/${encodeURIComponent(form.id)}`;

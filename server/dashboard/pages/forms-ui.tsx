@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
-import type { Scope } from '../../../shared/contracts/common.js';
 import { ApiError } from '../../http/errors.js';
 import type { DashEnv } from '../env.js';
 import { issuesOf } from '../input.js';
@@ -94,4 +93,3 @@ export const formPath = (id: string) => `/app/forms/${encodeURIComponent(id)}`;
  * An operation's scope alone, for `allow()`: its parameter type takes only operations with a body or
  * a query, and the ones with path parameters only (get, embed, dismiss) need the same check.
  */
-export const scopeOf = (op: { 'x-scope': Scope }) => ({ 'x-scope': op['x-scope'] });

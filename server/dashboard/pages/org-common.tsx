@@ -8,9 +8,8 @@ import { allow } from '../input.js';
  * allow() for any operation, including those with only path parameters (input.ts's AnyOp type has
  * no `params`, so such ops do not type-check there; the scope check is the same).
  */
-export const may = (c: Context<DashEnv>, op: { 'x-scope': Scope }) => allow(c, op);
 
-/** Whether the session may run the operation: for showing or hiding a control, never instead of may(). */
+/** Whether the session may run the operation: for showing or hiding a control, never instead of allow(). */
 export function can(c: Context<DashEnv>, op: { 'x-scope': Scope }): boolean {
   try {
     allow(c, op);

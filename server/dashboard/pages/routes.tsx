@@ -5,10 +5,9 @@ import { destinations, forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
 import type { DashEnv } from '../env.js';
-import { bodyFor, queryFor } from '../input.js';
+import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page } from '../render.js';
 import {
-  allowOp,
   Check,
   Choice,
   choices,
@@ -355,7 +354,7 @@ async function editRoutePage(c: Context<DashEnv>, r: Route, v: Values, error?: E
 
 export function registerRoutePages(dash: Hono<DashEnv>): void {
   dash.get('/routes', async (c) => {
-    allowOp(c, routeOps.list);
+    allow(c, routeOps.list);
     const q = queryFor(routeOps.list, c.req.query());
     const list = await listRoutes(c.var.deps, c.var.actor, pageOf(q, 'route'), q);
     const [formNames, streamNames, destNames] = await Promise.all([
@@ -410,7 +409,7 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
   });
 
   dash.get('/routes/new', (c) => {
-    allowOp(c, routeOps.create);
+    allow(c, routeOps.create);
     const formId = c.req.query('form_id');
     const streamId = c.req.query('stream_id');
     return newRoutePage(c, {
@@ -421,7 +420,7 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/routes', async (c) => {
-    allowOp(c, routeOps.create);
+    allow(c, routeOps.create);
     const v = await formValues(c);
     const [kind, id] = (v.source ?? '').split(':');
     const source = kind === 'form' && id ? { form_id: id } : kind === 'stream' && id ? { stream_id: id } : {};
@@ -443,13 +442,13 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
   });
 
   dash.get('/routes/:id', async (c) => {
-    allowOp(c, routeOps.get);
+    allow(c, routeOps.get);
     const r = await getRoute(c.var.deps, c.var.actor, c.req.param('id'));
     return editRoutePage(c, r, valuesOf(r));
   });
 
   dash.post('/routes/:id', async (c) => {
-    allowOp(c, routeOps.update);
+    allow(c, routeOps.update);
     const current = await getRoute(c.var.deps, c.var.actor, c.req.param('id'));
     const v = await formValues(c);
     try {
@@ -464,7 +463,7 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/routes/:id/delete', async (c) => {
-    allowOp(c, routeOps.delete);
+    allow(c, routeOps.delete);
     const current = await getRoute(c.var.deps, c.var.actor, c.req.param('id'));
     await deleteRoute(c.var.deps, c.var.actor, current.id);
     return done(c, `/app/destinations/${current.destination_id}`, 'Route deleted.');

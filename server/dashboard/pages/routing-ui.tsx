@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../../../shared/errors.js';
 import { destinations, forms, streams } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import type { DashEnv } from '../env.js';
-import { allow, issuesOf } from '../input.js';
+import { issuesOf } from '../input.js';
 
 /** Shared parts of the destination, route and delivery pages: field rendering and name look-ups. */
 
@@ -177,5 +177,3 @@ export function qs(params: Record<string, string | undefined | null>): string {
  * `allow` for any operation: input.ts's `allow` takes only operations with a body or a query in
  * its type, so operations with only path parameters (get, test, delete, retry) pass their scope here.
  */
-export const allowOp = (c: Context<DashEnv>, op: { 'x-scope': Parameters<typeof allow>[1]['x-scope'] }) =>
-  allow(c, { 'x-scope': op['x-scope'] });

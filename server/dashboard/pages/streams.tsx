@@ -5,7 +5,6 @@ import { getStream, listStreams, previewStream } from '../../services/streams.js
 import type { DashEnv } from '../env.js';
 import { allow, queryFor } from '../input.js';
 import { Badge, Empty, page, Time } from '../render.js';
-import { may } from './org-common.js';
 
 /** JSON shown as text in a <pre> (escaped by JSX like every other value). */
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
@@ -90,10 +89,10 @@ export function registerStreamPages(dash: Hono<DashEnv>): void {
   });
 
   dash.get('/streams/:id', async (c) => {
-    may(c, streamOps.get);
+    allow(c, streamOps.get);
     const id = c.req.param('id');
     const s = await getStream(c.var.deps, c.var.actor, id);
-    may(c, streamOps.preview);
+    allow(c, streamOps.preview);
     const preview = await previewStream(c.var.deps, c.var.actor, id, { limit: 10 });
     const fields = fieldsOf(s.schema?.json_schema);
     return page(

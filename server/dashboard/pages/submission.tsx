@@ -12,8 +12,6 @@ import { Badge, done, Empty, PostForm, page, Time } from '../render.js';
 
 type Detail = Awaited<ReturnType<typeof submissionDetail>>;
 
-const scopeOf = (op: { 'x-scope': (typeof submissionOps.get)['x-scope'] }) => ({ 'x-scope': op['x-scope'] });
-
 /** A data value as text: strings as they are, everything else as indented JSON. Never HTML. */
 const Value: FC<{ v: unknown }> = ({ v }) => {
   if (typeof v === 'string') return v.includes('\n') || v.length > 120 ? <pre>{v}</pre> : <span>{v}</span>;
@@ -277,7 +275,7 @@ function SubmissionPage({
 /** One submission: its fields as text, files, deliveries with Retry, drift, and reclassification. */
 export function registerSubmissionPages(dash: Hono<DashEnv>): void {
   dash.get('/submissions/:id', async (c) => {
-    allow(c, scopeOf(submissionOps.get));
+    allow(c, submissionOps.get);
     const deps = c.var.deps;
     const orgId = c.var.actor.orgId;
     const s = await submissionDetail(deps, c.var.actor, c.req.param('id'));
@@ -314,7 +312,7 @@ export function registerSubmissionPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/submissions/:id/deliveries/:deliveryId/retry', async (c) => {
-    allow(c, scopeOf(deliveryOps.retry));
+    allow(c, deliveryOps.retry);
     const id = c.req.param('id');
     // The submission must be this organization's (404 otherwise), and the delivery one of its own.
     const s = await submissionDetail(c.var.deps, c.var.actor, id);

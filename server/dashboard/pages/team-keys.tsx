@@ -5,9 +5,9 @@ import { ApiError } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { createKey, listKeys, revokeKey } from '../../services/keys.js';
 import type { DashEnv } from '../env.js';
-import { bodyFor, issuesOf, queryFor } from '../input.js';
+import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Copyable, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
-import { all, can, fieldsOf, formHint, issueAt, may, one } from './org-common.js';
+import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
 
 const SCOPE_HELP: Record<(typeof KEY_SCOPES)[number], string> = {
   submit: 'submit: post submissions only',
@@ -21,7 +21,7 @@ async function keysPage(
   c: Context<DashEnv>,
   form: { values: KeyValues; error?: ApiError } = { values: { name: '', scopes: ['read'] } },
 ) {
-  may(c, keyOps.list);
+  allow(c, keyOps.list);
   const q = queryFor(keyOps.list, c.req.query());
   const list = await listKeys(c.var.deps, c.var.actor, pageOf(q, 'apiKey'));
   const issues = issuesOf(form.error);
@@ -139,7 +139,7 @@ export function registerKeyPages(dash: Hono<DashEnv>): void {
   dash.get('/keys', (c) => keysPage(c));
 
   dash.post('/keys', async (c) => {
-    may(c, keyOps.create);
+    allow(c, keyOps.create);
     const f = await fieldsOf(c);
     const values = { name: one(f, 'name').trim(), scopes: all(f, 'scopes') };
     let key: Awaited<ReturnType<typeof createKey>>;
@@ -177,7 +177,7 @@ export function registerKeyPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/keys/:id/revoke', async (c) => {
-    may(c, keyOps.revoke);
+    allow(c, keyOps.revoke);
     await revokeKey(c.var.deps, c.var.actor, c.req.param('id'));
     return done(c, '/app/keys', 'Key revoked.');
   });

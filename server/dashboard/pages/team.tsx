@@ -17,9 +17,9 @@ import { me } from '../../services/me.js';
 import { listMembers, removeMember, updateMember } from '../../services/members.js';
 import { switchOrganization } from '../../services/organizations.js';
 import type { DashEnv } from '../env.js';
-import { bodyFor, issuesOf } from '../input.js';
+import { allow, bodyFor, issuesOf } from '../input.js';
 import { Badge, CsrfField, done, ErrorBox, PostForm, page, Time } from '../render.js';
-import { fieldsOf, formHint, issueAt, may, one } from './org-common.js';
+import { fieldsOf, formHint, issueAt, one } from './org-common.js';
 import { registerKeyPages } from './team-keys.js';
 
 type InviteValues = { email: string; role: string };
@@ -51,12 +51,12 @@ async function teamPage(
   invite: { values: InviteValues; error?: ApiError } = { values: { email: '', role: 'member' } },
 ) {
   const { deps, actor } = c.var;
-  may(c, memberOps.list);
-  may(c, meOps.get);
+  allow(c, memberOps.list);
+  allow(c, meOps.get);
   const [members, invitations, account] = await Promise.all([
     listMembers(deps, actor, pageOf({ limit: 200 }, 'membership')),
     unlessForbidden(() => {
-      may(c, invitationOps.list);
+      allow(c, invitationOps.list);
       return listInvitations(deps, actor, pageOf({ limit: 200 }, 'invitation'));
     }),
     me(deps, actor),
@@ -276,7 +276,7 @@ export function registerTeamPages(dash: Hono<DashEnv>): void {
   dash.get('/team', (c) => teamPage(c));
 
   dash.post('/team/members/:id/role', async (c) => {
-    may(c, memberOps.update);
+    allow(c, memberOps.update);
     const f = await fieldsOf(c);
     const m = await updateMember(
       c.var.deps,
@@ -288,7 +288,7 @@ export function registerTeamPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/team/members/:id/remove', async (c) => {
-    may(c, memberOps.remove);
+    allow(c, memberOps.remove);
     const { deps, actor } = c.var;
     const id = c.req.param('id');
     const members = await listMembers(deps, actor, pageOf({ limit: 200 }, 'membership'));
@@ -299,7 +299,7 @@ export function registerTeamPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/team/invitations', async (c) => {
-    may(c, invitationOps.create);
+    allow(c, invitationOps.create);
     const f = await fieldsOf(c);
     const values = { email: one(f, 'email').trim(), role: one(f, 'role') || 'member' };
     try {
@@ -321,7 +321,7 @@ export function registerTeamPages(dash: Hono<DashEnv>): void {
   });
 
   dash.post('/team/invitations/:id/revoke', async (c) => {
-    may(c, invitationOps.revoke);
+    allow(c, invitationOps.revoke);
     await revokeInvitation(c.var.deps, c.var.actor, c.req.param('id'));
     return done(c, '/app/team', 'Invitation revoked.');
   });
@@ -379,9 +379,9 @@ export function registerTeamPages(dash: Hono<DashEnv>): void {
     const id = c.req.param('id');
     const actor = c.get('actor') as Actor | undefined;
     if (!actor) return c.redirect(`/app/sign-in?next=${encodeURIComponent(`/app/invitations/${id}`)}`, 303);
-    may(c, invitationOps.accept);
+    allow(c, invitationOps.accept);
     const r = await acceptInvitation(c.var.deps, actor, id);
-    may(c, organizationOps.switch);
+    allow(c, organizationOps.switch);
     await switchOrganization(c.var.deps, actor, r.organization.id);
     return done(c, '/app', `You joined ${r.organization.name} as ${r.role}.`);
   });
