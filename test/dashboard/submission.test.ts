@@ -53,6 +53,13 @@ describe('submission page', () => {
     const href = `/v1/submissions/${subId}/attachments/${fileId}`;
     expect(r.html).toContain(`href="${href}"`);
     expect(r.html).toContain('Download notes &lt;b&gt;1.txt');
+    // The file field shows the file's name linked to it, never its bare id.
+    expect(r.html).toContain(
+      `<dt>doc</dt><dd><a href="${href}" download="notes &lt;b&gt;1.txt">notes &lt;b&gt;1.txt</a></dd>`,
+    );
+    const inbox = await s.get('/app');
+    expect(inbox.html).toContain('1 file');
+    expect(inbox.html).not.toContain(`· ${fileId}`);
     const file = await t.app.request(href, { headers: { cookie: s.cookie } });
     expect(file.status).toBe(200);
     expect(await file.text()).toBe('file bytes');

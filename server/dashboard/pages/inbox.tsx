@@ -35,11 +35,16 @@ function filtersOf(c: Context<DashEnv>, withCursor: boolean): Filters {
 
 const qs = (f: Filters) => new URLSearchParams(f as Record<string, string>).toString();
 
-/** Up to 140 characters of the data's first values, for the list (the page shows everything). */
-export function summaryOf(data: unknown): string {
+/**
+ * Up to 140 characters of the data's first values, for the list (the page shows everything). A file
+ * field's value is the file's id: left out (the row says how many files came).
+ */
+export function summaryOf(data: unknown, files: ReadonlyArray<{ id: string }> = []): string {
   if (!data || typeof data !== 'object') return '';
+  const fileIds = new Set(files.map((f) => f.id));
   const parts: string[] = [];
   for (const v of Object.values(data as Record<string, unknown>)) {
+    if (typeof v === 'string' && fileIds.has(v)) continue;
     if (typeof v === 'string' && v.trim()) parts.push(v.trim());
     else if (typeof v === 'number' || typeof v === 'boolean') parts.push(String(v));
     if (parts.join(' · ').length > 140) break;
@@ -58,7 +63,7 @@ const Rows: FC<{ items: Item[]; names: Names; filtered: boolean }> = ({ items, n
             <Time at={s.received_at} />
           </td>
           <td>
-            <a href={`/app/submissions/${encodeURIComponent(s.id)}`}>{summaryOf(s.data) || s.id}</a>
+            <a href={`/app/submissions/${encodeURIComponent(s.id)}`}>{summaryOf(s.data, s.attachments) || s.id}</a>
             {s.attachments.length ? (
               <span class="muted">{` · ${s.attachments.length} file${s.attachments.length > 1 ? 's' : ''}`}</span>
             ) : null}

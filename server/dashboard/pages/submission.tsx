@@ -20,6 +20,10 @@ const Value: FC<{ v: unknown }> = ({ v }) => {
   return <span>{String(v)}</span>;
 };
 
+/** The API's attachment download (it takes the session cookie). */
+const fileHref = (submissionId: string, fileId: string) =>
+  `/v1/submissions/${encodeURIComponent(submissionId)}/attachments/${encodeURIComponent(fileId)}`;
+
 const size = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
@@ -66,6 +70,8 @@ function SubmissionPage({
   dest: Map<string, string>;
 }) {
   const data = s.data && typeof s.data === 'object' ? Object.entries(s.data as Record<string, unknown>) : [];
+  // A file field's value is its file's id: shown as the file's name, linked to its download.
+  const files = new Map(s.attachments.map((a) => [a.id, a.filename]));
   const meta = s.meta as Record<string, unknown>;
   const metaKeys = [
     ...META_ORDER.filter((k) => k in meta),
@@ -104,7 +110,13 @@ function SubmissionPage({
               <>
                 <dt>{k}</dt>
                 <dd>
-                  <Value v={v} />
+                  {typeof v === 'string' && files.has(v) ? (
+                    <a href={fileHref(s.id, v)} download={files.get(v)}>
+                      {files.get(v)}
+                    </a>
+                  ) : (
+                    <Value v={v} />
+                  )}
                 </dd>
               </>
             ))}
@@ -133,10 +145,7 @@ function SubmissionPage({
           <ul>
             {s.attachments.map((a) => (
               <li>
-                <a
-                  href={`/v1/submissions/${encodeURIComponent(s.id)}/attachments/${encodeURIComponent(a.id)}`}
-                  download={a.filename}
-                >
+                <a href={fileHref(s.id, a.id)} download={a.filename}>
                   {`Download ${a.filename}`}
                 </a>{' '}
                 <span class="muted">{`${a.content_type}, ${size(a.size_bytes)}, field ${a.field_name}`}</span>
