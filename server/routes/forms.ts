@@ -4,15 +4,8 @@ import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { buildEmbed, DEFAULT_FIELDS, fieldsFromSchema } from '../present/embed.js';
-import {
-  createForm,
-  deleteForm,
-  formWithCounts,
-  getFormRow,
-  listForms,
-  submitUrl,
-  updateForm,
-} from '../services/forms.js';
+import { submitUrl } from '../present/forms.js';
+import { createForm, deleteForm, formWithCounts, getFormRow, listForms, updateForm } from '../services/forms.js';
 import { currentSchemaRow } from '../services/schemas.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import { and, asc, count, eq, gt, inArray, lt } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateSandboxBody, SandboxCreated } from '../../shared/contracts/sandboxes.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { forms, organizations, sandboxes, submissions, users } from '../db/schema.js';
@@ -8,8 +10,9 @@ import { ApiError, notFound } from '../http/errors.js';
 import { limitKey } from '../http/ip.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { buildEmbed, buildVerify } from '../present/embed.js';
+import { submitUrl } from '../present/forms.js';
 import { escapeHtml } from '../present/html.js';
-import { checkFormLimit, formWithCounts, submitUrl } from './forms.js';
+import { checkFormLimit, formWithCounts } from './forms.js';
 import { slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 
@@ -101,7 +104,7 @@ async function sandboxOrg(db: Db, deps: Deps): Promise<OrgRow> {
   return (await find()) as OrgRow;
 }
 
-function created(deps: Deps, s: SandboxRow, token: string, accepted: number) {
+function created(deps: Deps, s: SandboxRow, token: string, accepted: number): z.output<typeof SandboxCreated> {
   const url = submitUrl(deps, s.formId);
   return {
     sandbox: present(deps, s, accepted),
@@ -150,7 +153,7 @@ export async function createSandbox(
   input: {
     idempotencyKey: string | undefined;
     ip: string;
-    body: { name: string; origin?: string; claim_email?: string };
+    body: z.output<typeof CreateSandboxBody>;
   },
 ) {
   const db = deps.database.db;
