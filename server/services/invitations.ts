@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, isNull, lte } from 'drizzle-orm';
-import { INVITATION_TTL_DAYS } from '../../shared/contracts/invitations.js';
+import type { z } from '../../shared/contracts/common.js';
+import { type CreateInvitationBody, INVITATION_TTL_DAYS } from '../../shared/contracts/invitations.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { invitations, memberships, organizations, users } from '../db/schema.js';
@@ -48,11 +49,7 @@ function requireOwnerFor(actor: Actor, role: string, what: string) {
  * answers 409 (or itself with if_exists "return"), a member answers 409. The mail goes out after commit;
  * when it fails the invitation stays and `email_sent` is false, so the link can be shared by hand.
  */
-export async function createInvitation(
-  deps: Deps,
-  actor: Actor,
-  body: { email: string; role?: Role; if_exists?: 'return' | 'error' },
-) {
+export async function createInvitation(deps: Deps, actor: Actor, body: z.output<typeof CreateInvitationBody>) {
   requireManager(actor, 'invite people');
   const role = body.role ?? 'member';
   requireOwnerFor(actor, role, 'make');
