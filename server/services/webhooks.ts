@@ -6,8 +6,8 @@ import { systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentResult } from '../present/deliveries.js';
 import { setHookEnabled } from '../worker/disable.js';
-import { presentResult } from './deliveries.js';
 import { forgetOnMove, privateHostKind } from './destinations.js';
 
 export type SystemWebhookRow = typeof systemWebhooks.$inferSelect;
