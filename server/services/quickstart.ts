@@ -1,10 +1,13 @@
 import { and, eq } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateDestinationBody } from '../../shared/contracts/destinations.js';
 import { destinations, organizations, routes, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { canonicalOrigin } from '../intake/checks.js';
+import { presentDestination } from '../present/destinations.js';
 import { buildVerify } from '../present/embed.js';
-import { createDestination, type DestinationRow, presentDestination } from './destinations.js';
+import { createDestination, type DestinationRow } from './destinations.js';
 import { createForm, updateForm } from './forms.js';
 import { createRoute, presentRoute } from './routes.js';
 import { newWebhookSecret, VERIFY_WEBHOOK } from './webhook-secret.js';
@@ -123,7 +126,9 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       generatedSecret = newWebhookSecret();
       config = { ...config, secret: generatedSecret };
     }
-    const { warnings: doubts, ...dest } = await createDestination(deps, actor, { ...w, config });
+    // `wanted` is built from the quickstart body's own checked parts; createDestination checks the config for its type again.
+    const create = { ...w, config } as z.output<typeof CreateDestinationBody>;
+    const { warnings: doubts, ...dest } = await createDestination(deps, actor, create);
     warnings.push(...(doubts ?? []));
     const route = await createRoute(deps, actor, { form_id: formId, destination_id: dest.id });
     outDestinations.push(dest);
