@@ -7,9 +7,10 @@ import { ApiError } from '../http/errors.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { presentDestination } from '../present/destinations.js';
 import { buildVerify } from '../present/embed.js';
+import { presentRoute } from '../present/routes.js';
 import { createDestination, type DestinationRow } from './destinations.js';
 import { createForm, updateForm } from './forms.js';
-import { createRoute, presentRoute } from './routes.js';
+import { createRoute } from './routes.js';
 import { newWebhookSecret, VERIFY_WEBHOOK } from './webhook-secret.js';
 
 export interface QuickstartInput {

@@ -6,6 +6,7 @@ import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentRoute } from '../present/routes.js';
 import { compileOrThrow } from '../schemas/validate.js';
 import { type Mapping, mappingStatus, missingFields } from '../streams/mapping.js';
 import {
@@ -25,7 +26,7 @@ import {
   type Ui,
 } from '../streams/rows.js';
 import { slugify } from './orgs.js';
-import { presentRoute, routeCounts } from './routes.js';
+import { routeCounts } from './routes.js';
 import { insertSources, lockForms, resolveSources, schemaFromSources } from './stream-sources.js';
 
 export type { SourceInput, StreamRow, StreamSchemaRow, StreamSourceRow } from '../streams/rows.js';
