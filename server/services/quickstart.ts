@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { CreateDestinationBody } from '../../shared/contracts/destinations.js';
+import type { QuickstartBody, QuickstartResult } from '../../shared/contracts/quickstart.js';
 import { destinations, organizations, routes, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
@@ -13,16 +14,7 @@ import { createForm, updateForm } from './forms.js';
 import { createRoute } from './routes.js';
 import { newWebhookSecret, VERIFY_WEBHOOK } from './webhook-secret.js';
 
-export interface QuickstartInput {
-  name: string;
-  project?: string;
-  origin?: string;
-  notify_email?: string;
-  telegram?: { bot_token: string; chat_id: string | number };
-  webhook?: { url: string; secret?: string };
-  slack?: { url: string; template?: string };
-  discord?: { url: string; template?: string };
-}
+export type QuickstartInput = z.output<typeof QuickstartBody>;
 
 type Wanted = {
   type: 'email' | 'telegram' | 'webhook' | 'slack' | 'discord';
@@ -63,7 +55,11 @@ async function ownerEmail(deps: Deps, actor: Actor): Promise<string | null> {
  * destination routed directly from the form), so repeating the call converges on the same result
  * and only adds what is missing; the steps run one after another through the ordinary services.
  */
-export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput) {
+export async function quickstart(
+  deps: Deps,
+  actor: Actor,
+  body: QuickstartInput,
+): Promise<{ created: boolean; result: z.output<typeof QuickstartResult> }> {
   const email = body.notify_email?.toLowerCase() ?? (await ownerEmail(deps, actor));
   if (!email) {
     throw new ApiError('validation_failed', 'No address to notify: this organization has no owner with an email.', {
