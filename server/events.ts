@@ -2,6 +2,7 @@ import { and, arrayContains, eq } from 'drizzle-orm';
 import { newId } from '../shared/ids.js';
 import type { Db } from './db/client.js';
 import { events, systemWebhookDeliveries, systemWebhooks } from './db/schema.js';
+import { presentEvent } from './present/events.js';
 
 /** System webhooks get as many attempts as webhook destinations. */
 export const SYSTEM_WEBHOOK_MAX_ATTEMPTS = 10;
@@ -14,11 +15,6 @@ export interface EventInput {
   now: Date;
   /** false: only the log gets it (a throttled alert); default true. */
   fanOut?: boolean;
-}
-
-/** The wire shape of an event: the log's item and the body a system webhook receives. */
-export function presentEvent(e: typeof events.$inferSelect) {
-  return { id: e.id, type: e.type, subject: e.subject, data: e.data, created_at: e.createdAt.toISOString() };
 }
 
 /** The log row of an event, built in memory (intake writes it within its one statement). */

@@ -2,19 +2,19 @@ import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { Operation } from '../../shared/contracts/common.js';
 import { authorize } from './auth.js';
-import type { AppEnv } from './context.js';
+import type { AppEnv, Reply } from './context.js';
 import { idempotency } from './idempotency.js';
 import { storableJson, storableParams } from './storable.js';
 
 /**
  * Mounts one registry operation: scope check, Idempotency-Key on authenticated POSTs, unstorable
  * strings refused (path and query parameters; /v1 JSON bodies, as intake has its own rules),
- * validation, handler.
+ * validation, handler. The handler's answer is typed by the operation's contract (Reply).
  */
 export function mount<R extends Operation & RouteConfig>(
   app: OpenAPIHono<AppEnv>,
   op: R,
-  handler: RouteHandler<R, AppEnv>,
+  handler: (c: Parameters<RouteHandler<R, AppEnv>>[0]) => Reply<R> | Promise<Reply<R>>,
   extra: MiddlewareHandler<AppEnv>[] = [],
 ): void {
   const middleware: MiddlewareHandler<AppEnv>[] = [

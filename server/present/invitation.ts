@@ -1,6 +1,6 @@
-import { INVITATION_TTL_DAYS } from '../../shared/contracts/invitations.js';
+import type { z } from '../../shared/contracts/common.js';
+import { INVITATION_TTL_DAYS, type Invitation } from '../../shared/contracts/invitations.js';
 import type { invitations, users } from '../db/schema.js';
-import type { Role } from '../http/context.js';
 
 export type InvitationWithInviter = { i: typeof invitations.$inferSelect; by: typeof users.$inferSelect | null };
 
@@ -14,11 +14,13 @@ export function maskEmail(email: string): string {
 }
 
 /** Invitation as its organization sees it (the public view is built in the service, masked). */
-export function presentInvitation({ i, by }: InvitationWithInviter) {
+export type InvitationOut = z.output<typeof Invitation>;
+
+export function presentInvitation({ i, by }: InvitationWithInviter): InvitationOut {
   return {
     id: i.id,
     email: i.email,
-    role: i.role as Role,
+    role: i.role as InvitationOut['role'],
     expires_at: i.expiresAt.toISOString(),
     invited_by: by ? { id: by.id, name: by.name, email: by.email } : null,
     created_at: i.createdAt.toISOString(),

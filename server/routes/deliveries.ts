@@ -3,7 +3,8 @@ import { deliveryOps } from '../../shared/contracts/deliveries.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import { getDeliveryRow, listDeliveries, presentDelivery, retryDelivery } from '../services/deliveries.js';
+import { presentDelivery } from '../present/deliveries.js';
+import { getDeliveryRow, listDeliveries, retryDelivery } from '../services/deliveries.js';
 import { retryDeliveries } from '../services/replay.js';
 
 export function registerDeliveries(app: OpenAPIHono<AppEnv>) {

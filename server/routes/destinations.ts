@@ -3,13 +3,13 @@ import { destinationOps } from '../../shared/contracts/destinations.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
+import { presentDestination } from '../present/destinations.js';
 import { testDestination } from '../services/destination-test.js';
 import {
   createDestination,
   deleteDestination,
   getDestinationRow,
   listDestinations,
-  presentDestination,
   updateDestination,
 } from '../services/destinations.js';
 

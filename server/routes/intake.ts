@@ -1,8 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { intakeOps } from '../../shared/contracts/intake.js';
+import type { z } from '../../shared/contracts/common.js';
+import { intakeOps, type SubmitResult } from '../../shared/contracts/intake.js';
 import { hostedFormResponse } from '../dashboard/hosted.js';
-import type { AppEnv } from '../http/context.js';
+import { type AppEnv, noContent, send } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { currentEntry, intakeEntry } from '../intake/cache.js';
@@ -108,16 +109,16 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     }
     const paused = out.form.status === 'paused';
     if (html) return c.redirect(redirectTarget(c, out), 303) as never;
-    const body = {
+    const body: z.output<typeof SubmitResult> = {
       ok: s.status !== 'quarantined',
       submission_id: s.id,
-      status: s.status,
+      status: s.status as z.output<typeof SubmitResult>['status'],
       ...(out.idempotent ? { idempotent: true } : {}),
       ...(s.test ? { deliveries: out.deliveryIds } : {}),
       ...(out.fileIds.length ? { attachments: out.fileIds.map((id) => ({ id })) } : {}),
       ...(paused ? { paused: true } : {}),
     };
-    return c.json(body, paused ? 202 : 200) as never;
+    return send(c, body, paused ? 202 : 200);
   });
 
   mount(app, intakeOps.preflight, async (c) => {
@@ -131,7 +132,7 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     c.header('Access-Control-Allow-Methods', 'POST, OPTIONS');
     c.header('Access-Control-Allow-Headers', 'Content-Type, Accept, Idempotency-Key');
     c.header('Access-Control-Max-Age', '600');
-    return c.body(null, 204) as never;
+    return noContent(c);
   });
 
   mount(app, intakeOps.thanks, async (c) => {

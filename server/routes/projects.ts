@@ -3,14 +3,8 @@ import { projectOps } from '../../shared/contracts/projects.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
-import {
-  createProject,
-  deleteProject,
-  getProjectRow,
-  listProjects,
-  presentProject,
-  updateProject,
-} from '../services/projects.js';
+import { presentProject } from '../present/projects.js';
+import { createProject, deleteProject, getProjectRow, listProjects, updateProject } from '../services/projects.js';
 
 export function registerProjects(app: OpenAPIHono<AppEnv>) {
   mount(app, projectOps.list, async (c) =>

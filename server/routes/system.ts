@@ -4,7 +4,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { systemOps } from '../../shared/contracts/system.js';
 import { ERROR_CODES } from '../../shared/errors.js';
-import type { AppEnv } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { openApiDocument } from '../openapi.js';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -32,9 +32,9 @@ export function registerSystem(app: OpenAPIHono<AppEnv>) {
   mount(app, systemOps.health, async (c) => {
     try {
       await c.get('deps').database.rows(sql`select 1`);
-      return c.json({ ok: true as const }, 200);
+      return send(c, { ok: true as const });
     } catch {
-      return c.json({ ok: false as const }, 503);
+      return send(c, { ok: false as const }, 503);
     }
   });
   mount(app, systemOps.llms, (c) => {

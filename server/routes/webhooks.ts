@@ -3,6 +3,7 @@ import { webhookOps } from '../../shared/contracts/webhooks.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
+import { presentWebhook } from '../present/webhooks.js';
 import { retryWebhookDeliveries } from '../services/replay.js';
 import {
   createWebhook,
@@ -10,7 +11,6 @@ import {
   getWebhookRow,
   listWebhookDeliveries,
   listWebhooks,
-  presentWebhook,
   updateWebhook,
 } from '../services/webhooks.js';
 

@@ -26,15 +26,3 @@ export async function attachmentsOf(db: Db, orgIds: string[], submissionIds: str
   for (const a of rows) out.set(a.submissionId, [...(out.get(a.submissionId) ?? []), a]);
   return out;
 }
-
-/** What a list item and a payload say about a file; no link (a payload adds a signed one). */
-export function attachmentSummary(a: AttachmentRow) {
-  return {
-    id: a.id,
-    field_name: a.fieldName,
-    filename: a.filename,
-    content_type: a.contentType,
-    size_bytes: a.sizeBytes,
-    sha256: a.sha256,
-  };
-}

@@ -1,5 +1,13 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
-import { CODE_MAX_TRIES, CODE_TTL_SECONDS } from '../../shared/contracts/auth.js';
+import {
+  CODE_MAX_TRIES,
+  CODE_TTL_SECONDS,
+  type SessionResponse,
+  type SignInBody,
+  type VerifyCodeBody,
+  type VerifyCodeResponse,
+} from '../../shared/contracts/auth.js';
+import type { z } from '../../shared/contracts/common.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { apiKeys, emailCodes, sessions } from '../db/schema.js';
@@ -139,11 +147,11 @@ async function consumeCode(deps: Deps, email: string, code: string) {
 /** Email code → API key, against the user's oldest personal organization (created for a new email). */
 export async function verifyCode(
   deps: Deps,
-  body: { email: string; code: string; key_name?: string; scopes?: KeyScope[] },
-) {
+  body: z.output<typeof VerifyCodeBody>,
+): Promise<z.output<typeof VerifyCodeResponse>> {
   await consumeCode(deps, body.email, body.code);
   const { user, org, created } = await userWithPersonalOrg(deps.database.db, deps.config, body.email);
-  const scopes = [...new Set(body.scopes ?? ['manage'])];
+  const scopes = [...new Set<KeyScope>(body.scopes ?? ['manage'])];
   const name = body.key_name ?? `agent-${deps.now().toISOString().slice(0, 10)}`;
   const key = newApiKeySecret();
   const keyId = newId('apiKey');
@@ -171,7 +179,10 @@ export async function verifyCode(
 }
 
 /** Email code → dashboard session cookie value (stored hashed). */
-export async function signIn(deps: Deps, body: { email: string; code: string }) {
+export async function signIn(
+  deps: Deps,
+  body: z.output<typeof SignInBody>,
+): Promise<{ token: string; expiresAt: Date; body: z.output<typeof SessionResponse> }> {
   await consumeCode(deps, body.email, body.code);
   const { user, org, created } = await userWithPersonalOrg(deps.database.db, deps.config, body.email);
   const token = randomToken(48);

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Plan } from '../../shared/plans.js';
+import type { BillingWebhookBody } from '../../shared/contracts/billing.js';
+import type { z } from '../../shared/contracts/common.js';
 import type { Config } from '../config.js';
 import { billingEvents, organizations } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
@@ -9,12 +10,7 @@ import { ApiError } from '../http/errors.js';
 /** Standard Webhooks: a message more than this far from our clock is refused (replay window). */
 export const WEBHOOK_TOLERANCE_S = 300;
 
-export type BillingWebhook =
-  | {
-      type: 'plan.updated';
-      data: { organization_id: string; plan: Plan; expires_at?: string | null; note?: string | null };
-    }
-  | { type: 'plan.canceled'; data: { organization_id: string } };
+export type BillingWebhook = z.output<typeof BillingWebhookBody>;
 
 /** The HMAC key: "whsec_<base64>" is decoded (Standard Webhooks); any other value is used as raw bytes. */
 export function webhookKey(secret: string): Buffer {

@@ -1,68 +1,18 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { DELIVERY_STATUSES } from '../../shared/contracts/deliveries.js';
+import type { z } from '../../shared/contracts/common.js';
+import type { DELIVERY_STATUSES, DeliveryListQuery } from '../../shared/contracts/deliveries.js';
 import type { Db } from '../db/client.js';
 import { deliveries } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { type DeliveryOut, presentDelivery } from '../present/deliveries.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-export interface DeliveryResult {
-  ok: boolean;
-  status_code: number | null;
-  latency_ms: number;
-  response_excerpt: string;
-  error: string | null;
-}
-
-// A Telegram Bot API URL carries the bot token (…/bot<id>:<secret>/sendMessage); errors may quote it.
-const BOT_TOKEN = /bot\d+:[A-Za-z0-9_-]+/g;
-const scrub = (s: string) => s.replace(BOT_TOKEN, 'bot[redacted]');
-
-/** Stored last_response (written by the worker) → DeliveryResult, whatever keys the row holds. */
-export function presentResult(raw: Record<string, unknown> | null): DeliveryResult | null {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
-  const status = raw.status_code;
-  const latency = Number(raw.latency_ms);
-  return {
-    ok: raw.ok === true,
-    status_code: typeof status === 'number' && Number.isInteger(status) ? status : null,
-    latency_ms: Number.isFinite(latency) ? latency : 0,
-    response_excerpt: typeof raw.response_excerpt === 'string' ? scrub(raw.response_excerpt) : '',
-    error: typeof raw.error === 'string' ? scrub(raw.error) : null,
-  };
-}
-
-/** Row → wire Delivery (API, SubmissionDetail, and the worker's events). */
-export function presentDelivery(d: DeliveryRow) {
-  return {
-    id: d.id,
-    submission_id: d.submissionId,
-    route_id: d.routeId,
-    destination_id: d.destinationId,
-    status: d.status as DeliveryStatus,
-    skip_reason: d.skipReason as 'window' | 'quality' | null,
-    attempts: d.attempts,
-    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
-    schema_version: d.schemaVersion,
-    payload: d.payload,
-    last_response: presentResult(d.lastResponse),
-    last_error: d.lastError === null ? null : scrub(d.lastError),
-    created_at: d.createdAt.toISOString(),
-    sent_at: d.sentAt?.toISOString() ?? null,
-  };
-}
-
-export type DeliveryFilter = {
-  status?: string;
-  form_id?: string;
-  route_id?: string;
-  destination_id?: string;
-  submission_id?: string;
-};
+export type DeliveryFilter = Omit<z.output<typeof DeliveryListQuery>, 'cursor' | 'limit'>;
 
 /** Deliveries of the caller's organization, newest first. */
 export async function listDeliveries(deps: Deps, actor: Actor, page: Page, filter: DeliveryFilter) {
@@ -97,7 +47,7 @@ export async function getDeliveryRow(db: Db, orgId: string, id: string): Promise
 }
 
 /** The deliveries of one submission, oldest first (SubmissionDetail). */
-export async function deliveriesOfSubmission(db: Db, orgId: string, submissionId: string) {
+export async function deliveriesOfSubmission(db: Db, orgId: string, submissionId: string): Promise<DeliveryOut[]> {
   const rows = await db
     .select()
     .from(deliveries)
@@ -114,7 +64,7 @@ const RETRYABLE: DeliveryStatus[] = ['dead', 'failed', 'sent'];
  * destination's delivery waits until it is enabled). The last response and error stay until the
  * next attempt replaces them.
  */
-export async function retryDelivery(deps: Deps, actor: Actor, id: string) {
+export async function retryDelivery(deps: Deps, actor: Actor, id: string): Promise<DeliveryOut> {
   const row = await deps.database.db.transaction(async (tx) => {
     const [current] = await tx
       .select()

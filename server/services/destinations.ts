@@ -1,46 +1,29 @@
 import net from 'node:net';
 import { and, count, desc, eq } from 'drizzle-orm';
-import { CONFIG_SCHEMAS, type DestinationType, REDACTED } from '../../shared/contracts/destinations.js';
+import type { z } from '../../shared/contracts/common.js';
+import {
+  CONFIG_SCHEMAS,
+  type CreateDestinationBody,
+  type DestinationCreated,
+  type DestinationListQuery,
+  type DestinationType,
+  type DestinationUpdated,
+  REDACTED,
+  type UpdateDestinationBody,
+} from '../../shared/contracts/destinations.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { destinations, organizations, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentDestination, SECRET_KEYS } from '../present/destinations.js';
 import { setDestinationEnabled } from '../worker/disable.js';
 import { blockedKind } from '../worker/ssrf.js';
 import { limitsOf } from './orgs.js';
 
 export type DestinationRow = typeof destinations.$inferSelect;
 type Config = Record<string, unknown>;
-
-/** Config keys that hold secrets: stored as given, read back as REDACTED. */
-const SECRET_KEYS = ['secret', 'bot_token'];
-
-/** Config as read through the API: secrets and webhook header values never leave. */
-export function presentConfig(config: Config): Config {
-  const out = { ...config };
-  for (const key of SECRET_KEYS) if (out[key] !== undefined && out[key] !== null) out[key] = REDACTED;
-  if (out.headers && typeof out.headers === 'object') {
-    out.headers = Object.fromEntries(Object.keys(out.headers).map((name) => [name, REDACTED]));
-  }
-  return out;
-}
-
-export function presentDestination(d: DestinationRow) {
-  return {
-    id: d.id,
-    type: d.type as DestinationType,
-    name: d.name,
-    config: presentConfig(d.config),
-    health: d.health as 'unknown' | 'ok' | 'failing',
-    verified: d.verified,
-    enabled: d.enabled,
-    disabled_reason: d.disabledReason,
-    failing_since: d.failingSince?.toISOString() ?? null,
-    created_at: d.createdAt.toISOString(),
-  };
-}
 
 /**
  * The non-public class of a "localhost" name or a literal non-public IP (the SSRF guard's ranges), or
@@ -193,8 +176,8 @@ export function forgetOnMove(stored: Config, patch: Config, merged: Config): { c
 export async function createDestination(
   deps: Deps,
   actor: Actor,
-  body: { type: DestinationType; name: string; config: Config },
-) {
+  body: z.output<typeof CreateDestinationBody>,
+): Promise<z.output<typeof DestinationCreated>> {
   const config = checkConfig(deps, body.type, body.config);
   const row = await deps.database.db.transaction(async (tx) => {
     const [org] = await tx.select().from(organizations).where(eq(organizations.id, actor.orgId)).for('update');
@@ -218,7 +201,12 @@ export async function createDestination(
   return { ...presentDestination(row), ...(warnings.length ? { warnings } : {}) };
 }
 
-export async function listDestinations(deps: Deps, actor: Actor, page: Page, filter: { type?: string }) {
+export async function listDestinations(
+  deps: Deps,
+  actor: Actor,
+  page: Page,
+  filter: Pick<z.output<typeof DestinationListQuery>, 'type'>,
+) {
   const conds = [eq(destinations.orgId, actor.orgId), page.after(destinations.id)];
   if (filter.type) conds.push(eq(destinations.type, filter.type));
   const rows = await deps.database.db
@@ -248,8 +236,8 @@ export async function updateDestination(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: { name?: string; config?: Config; enabled?: boolean },
-) {
+  body: z.output<typeof UpdateDestinationBody>,
+): Promise<z.output<typeof DestinationUpdated>> {
   const db = deps.database.db;
   let current = await getDestinationRow(db, actor.orgId, id);
   if (body.enabled !== undefined && body.enabled !== current.enabled) {

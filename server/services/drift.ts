@@ -1,32 +1,15 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import type { DRIFT_STATUSES } from '../../shared/contracts/drift.js';
+import type { z } from '../../shared/contracts/common.js';
+import type { DriftListQuery } from '../../shared/contracts/drift.js';
 import type { Db } from '../db/client.js';
 import { driftEvents } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentDrift } from '../present/drift.js';
 import { getFormRow } from './forms.js';
 
-type DriftRow = typeof driftEvents.$inferSelect;
-type DriftStatus = (typeof DRIFT_STATUSES)[number];
-
-export function presentDrift(d: DriftRow) {
-  return {
-    id: d.id,
-    form_id: d.formId,
-    field: d.field,
-    kind: d.kind,
-    details: d.details,
-    status: d.status,
-    count: d.count,
-    schema_version: d.schemaVersion,
-    first_submission_id: d.firstSubmissionId,
-    last_submission_id: d.lastSubmissionId,
-    created_at: d.createdAt.toISOString(),
-    last_seen_at: d.lastSeenAt.toISOString(),
-    closed_at: d.closedAt?.toISOString() ?? null,
-  };
-}
+export type DriftRow = typeof driftEvents.$inferSelect;
 
 /** GET /v1/forms/{id}/drift: open drift by default, newest first. */
 export async function listDrift(
@@ -34,7 +17,7 @@ export async function listDrift(
   actor: Actor,
   formId: string,
   page: Page,
-  query: { status?: DriftStatus | 'all' },
+  query: Pick<z.output<typeof DriftListQuery>, 'status'>,
 ) {
   const db = deps.database.db;
   await getFormRow(db, actor.orgId, formId);

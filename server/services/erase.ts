@@ -1,4 +1,6 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { EraseBody, EraseResult } from '../../shared/contracts/submissions.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -15,11 +17,7 @@ const FINISHED = ['sent', 'dead', 'skipped'];
 /** The payload an erased submission's delivery keeps: the row stays for counts, the data goes. */
 const ERASED_PAYLOAD = { erased: true };
 
-export interface EraseInput {
-  email: string;
-  form_id?: string;
-  dry_run?: boolean;
-}
+export type EraseInput = z.output<typeof EraseBody>;
 
 /**
  * A data-subject request: every submission of the organization (or of one form) that holds the
@@ -30,7 +28,11 @@ export interface EraseInput {
  * One `submissions.erased` event records the count and a SHA-256 of the address, never the
  * address. `dry_run` only counts. Files are removed after each batch commits.
  */
-export async function eraseSubmissions(deps: Deps, actor: Actor, input: EraseInput) {
+export async function eraseSubmissions(
+  deps: Deps,
+  actor: Actor,
+  input: EraseInput,
+): Promise<z.output<typeof EraseResult>> {
   const db = deps.database.db;
   const address = input.email.trim().toLowerCase();
   if (input.form_id !== undefined) await getFormRow(db, actor.orgId, input.form_id);

@@ -1,18 +1,14 @@
 import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { EventListQuery } from '../../shared/contracts/events.js';
 import { events } from '../db/schema.js';
-import { presentEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentEvent } from '../present/events.js';
 
-export type EventFilter = {
-  /** One type, or several separated by commas (already checked against EVENT_TYPES by the contract). */
-  type?: string;
-  /** ISO 8601, inclusive. */
-  since?: string;
-  /** ISO 8601, exclusive. */
-  until?: string;
-};
+/** type: one or several separated by commas (checked against EVENT_TYPES by the contract); since inclusive, until exclusive. */
+export type EventFilter = Omit<z.output<typeof EventListQuery>, 'cursor' | 'limit'>;
 
 /** The organization's event log, newest first; filters narrow by type and a created_at window. */
 export async function listEvents(deps: Deps, actor: Actor, page: Page, filter: EventFilter) {

@@ -1,13 +1,12 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { attachments, formSchemas, submissions } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
+import { presentAttachment, presentSubmission } from '../present/submissions.js';
 import { driftOfSubmission } from './drift.js';
 import { getFormRow } from './forms.js';
 import {
   type AttachmentRow,
   filterConditions,
-  presentAttachment,
-  presentSubmission,
   type SubmissionFilter,
   type SubmissionRow,
   submissionColumns,

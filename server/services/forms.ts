@@ -1,4 +1,6 @@
 import { and, arrayContains, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateFormBody, FormCreated, FormListQuery, UpdateFormBody } from '../../shared/contracts/forms.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import {
@@ -17,48 +19,14 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
+import { type FormOut, presentForm, submitUrl } from '../present/forms.js';
 import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 import { currentSchemaRow } from './schemas.js';
 import { attachFromTemplate, type FormStream, getStreamRow, streamsOfForms } from './streams.js';
 
 export type FormRow = typeof forms.$inferSelect;
-type Counts = { submissions: number; last_submission_at: string | null };
-
-export const submitUrl = (deps: Deps, formId: string) => `${deps.config.publicBaseUrl}/s/${formId}`;
-export const hostedUrl = (deps: Deps, formId: string) => `${deps.config.publicBaseUrl}/f/${formId}`;
-
-/** Settings as read through the API: the challenge secret never leaves. */
-export function presentSettings(settings: Record<string, unknown>) {
-  const out = { ...settings };
-  const ch = out.challenge as Record<string, unknown> | null | undefined;
-  if (ch && typeof ch === 'object' && 'secret' in ch) out.challenge = { ...ch, secret: '[redacted]' };
-  return out;
-}
-
-export function presentForm(
-  deps: Deps,
-  f: FormRow,
-  counts: Counts = { submissions: 0, last_submission_at: null },
-  streams: FormStream[] = [],
-) {
-  return {
-    id: f.id,
-    project_id: f.projectId,
-    slug: f.slug,
-    name: f.name,
-    tags: f.tags,
-    status: f.status as 'active' | 'paused',
-    schema_mode: f.schemaMode as 'observe' | 'enforce' | 'managed',
-    current_schema_version: f.currentSchemaVersion,
-    settings: presentSettings(f.settings),
-    submit_url: submitUrl(deps, f.id),
-    hosted_url: hostedUrl(deps, f.id),
-    streams,
-    counts,
-    created_at: f.createdAt.toISOString(),
-  };
-}
+type Counts = FormOut['counts'];
 
 /** Stored non-test submissions per form, and the newest one's time. */
 export async function countsFor(db: Db, formIds: string[]): Promise<Map<string, Counts>> {
@@ -82,7 +50,7 @@ export async function countsFor(db: Db, formIds: string[]): Promise<Map<string, 
   return out;
 }
 
-export async function formWithCounts(deps: Deps, f: FormRow) {
+export async function formWithCounts(deps: Deps, f: FormRow): Promise<FormOut> {
   const [counts, streams] = await Promise.all([
     countsFor(deps.database.db, [f.id]),
     streamsOfForms(deps.database.db, f.orgId, [f]),
@@ -100,7 +68,7 @@ export async function getFormRow(db: Db, orgId: string, id: string): Promise<For
   return row;
 }
 
-export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []) {
+export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []): z.output<typeof FormCreated> {
   const url = submitUrl(deps, f.id);
   return {
     ...presentForm(deps, f, undefined, streams),
@@ -133,16 +101,8 @@ export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []) 
 export async function createForm(
   deps: Deps,
   actor: Actor,
-  body: {
-    name: string;
-    project?: string;
-    slug?: string;
-    tags?: string[];
-    schema_mode?: 'observe' | 'enforce' | 'managed';
-    from_template?: string;
-    if_exists?: 'return' | 'error';
-  },
-) {
+  body: z.output<typeof CreateFormBody>,
+): Promise<{ created: boolean; form: z.output<typeof FormCreated> }> {
   const db = deps.database.db;
   // The stream is checked before anything is created: an unknown id is a 404 and no form.
   if (body.from_template !== undefined) {
@@ -184,7 +144,12 @@ export async function createForm(
   return existingOrConflict(deps, raced as FormRow, slug, body.if_exists);
 }
 
-async function existingOrConflict(deps: Deps, f: FormRow, slug: string, ifExists?: string) {
+async function existingOrConflict(
+  deps: Deps,
+  f: FormRow,
+  slug: string,
+  ifExists?: string,
+): Promise<{ created: boolean; form: z.output<typeof FormCreated> }> {
   if (ifExists === 'return')
     return { created: false, form: { ...formCreated(deps, f), ...(await formWithCounts(deps, f)) } };
   throw new ApiError('conflict', `A form with slug "${slug}" exists already in this project.`, {
@@ -223,7 +188,7 @@ export async function listForms(
   deps: Deps,
   actor: Actor,
   page: Page,
-  filter: { project?: string; tag?: string; status?: string },
+  filter: Pick<z.output<typeof FormListQuery>, 'project' | 'tag' | 'status'>,
 ) {
   const db = deps.database.db;
   const conds = [eq(forms.orgId, actor.orgId), eq(forms.sandbox, false), page.after(forms.id)];
@@ -259,8 +224,8 @@ export async function updateForm(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: { name?: string; tags?: string[]; status?: string; schema_mode?: string; settings?: Record<string, unknown> },
-) {
+  body: z.output<typeof UpdateFormBody>,
+): Promise<FormOut> {
   const db = deps.database.db;
   const current = await getFormRow(db, actor.orgId, id);
   let settings = current.settings;

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import type { GrowthMetrics } from '../../shared/contracts/admin.js';
+import type { z } from '../../shared/contracts/common.js';
 import type { Actor, Deps } from '../http/context.js';
 import { requireOperator } from './operators.js';
 
@@ -13,7 +15,7 @@ const n = (v: unknown) => Number(v ?? 0);
  * about any person or organization. The internal sandbox organization (slug starting with "_")
  * and sandbox forms are left out of the organization and form counts.
  */
-export async function growthMetrics(deps: Deps, actor: Actor) {
+export async function growthMetrics(deps: Deps, actor: Actor): Promise<z.output<typeof GrowthMetrics>> {
   await requireOperator(deps, actor);
   const { database } = deps;
   const nowDate = deps.now();

@@ -1,5 +1,12 @@
 import { and, desc, eq, gt, isNull, lte } from 'drizzle-orm';
-import { INVITATION_TTL_DAYS } from '../../shared/contracts/invitations.js';
+import type { z } from '../../shared/contracts/common.js';
+import {
+  type AcceptInvitationResult,
+  type CreateInvitationBody,
+  INVITATION_TTL_DAYS,
+  type InvitationCreated,
+  type PublicInvitation,
+} from '../../shared/contracts/invitations.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { invitations, memberships, organizations, users } from '../db/schema.js';
@@ -51,8 +58,8 @@ function requireOwnerFor(actor: Actor, role: string, what: string) {
 export async function createInvitation(
   deps: Deps,
   actor: Actor,
-  body: { email: string; role?: Role; if_exists?: 'return' | 'error' },
-) {
+  body: z.output<typeof CreateInvitationBody>,
+): Promise<{ created: boolean; invitation: z.output<typeof InvitationCreated> }> {
   requireManager(actor, 'invite people');
   const role = body.role ?? 'member';
   requireOwnerFor(actor, role, 'make');
@@ -149,7 +156,7 @@ function usable(i: InvitationRow, now: Date) {
 }
 
 /** GET /v1/invitations/{id} (no credentials): what the invitation offers, with the address masked. */
-export async function getPublicInvitation(deps: Deps, id: string) {
+export async function getPublicInvitation(deps: Deps, id: string): Promise<z.output<typeof PublicInvitation>> {
   const [row] = await deps.database.db
     .select({ i: invitations, by: users, orgName: organizations.name })
     .from(invitations)
@@ -180,7 +187,11 @@ export async function getPublicInvitation(deps: Deps, id: string) {
  * invitation, so of two concurrent accepts one adds the membership; the other (same user) gets the
  * same answer. Accepting again later answers the same while the membership lasts.
  */
-export async function acceptInvitation(deps: Deps, actor: Actor, id: string) {
+export async function acceptInvitation(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+): Promise<z.output<typeof AcceptInvitationResult>> {
   if (actor.kind !== 'session' || !actor.userId) {
     throw new ApiError(
       'forbidden',

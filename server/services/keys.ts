@@ -1,25 +1,15 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { ApiKeyCreated, CreateKeyBody } from '../../shared/contracts/keys.js';
 import { newId } from '../../shared/ids.js';
 import { apiKeys, users } from '../db/schema.js';
 import type { Actor, Deps, KeyScope } from '../http/context.js';
 import { notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentKey } from '../present/keys.js';
 import { newApiKeySecret } from './secrets.js';
 
-type KeyRow = typeof apiKeys.$inferSelect & { creatorEmail: string | null };
-
-export function presentKey(k: KeyRow) {
-  return {
-    key_id: k.id,
-    id: k.id,
-    prefix: k.prefix,
-    name: k.name,
-    scopes: k.scopes as KeyScope[],
-    created_at: k.createdAt.toISOString(),
-    last_used_at: k.lastUsedAt?.toISOString() ?? null,
-    created_by: k.createdByUserId && k.creatorEmail ? { id: k.createdByUserId, email: k.creatorEmail } : null,
-  };
-}
+export type KeyRow = typeof apiKeys.$inferSelect & { creatorEmail: string | null };
 
 const columns = { creatorEmail: users.email };
 
@@ -43,10 +33,14 @@ function select(deps: Deps) {
 }
 
 /** Mints a key for the session's organization; the secret is returned once, only its hash is kept. */
-export async function createKey(deps: Deps, actor: Actor, body: { name: string; scopes?: KeyScope[] }) {
+export async function createKey(
+  deps: Deps,
+  actor: Actor,
+  body: z.output<typeof CreateKeyBody>,
+): Promise<z.output<typeof ApiKeyCreated>> {
   const key = newApiKeySecret();
   const id = newId('apiKey');
-  const scopes = [...new Set(body.scopes ?? ['manage'])];
+  const scopes = [...new Set<KeyScope>(body.scopes ?? ['manage'])];
   await deps.database.db.insert(apiKeys).values({
     id,
     orgId: actor.orgId,

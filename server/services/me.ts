@@ -1,4 +1,6 @@
 import { and, count, eq, sql } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { Me } from '../../shared/contracts/me.js';
 import { attachments, destinations, forms, organizations, projects, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { presentPlan } from '../present/plan.js';
@@ -17,7 +19,7 @@ const countOf = async (deps: Deps, table: typeof projects | typeof destinations 
   Number((await deps.database.db.select({ n: count() }).from(table).where(eq(table.orgId, orgId)))[0].n);
 
 /** GET /v1/me: organization and plan, key scopes, memberships, counts, limits with usage, next steps. */
-export async function me(deps: Deps, actor: Actor) {
+export async function me(deps: Deps, actor: Actor): Promise<z.output<typeof Me>> {
   const db = deps.database.db;
   const now = deps.now();
   const [org] = await db.select().from(organizations).where(eq(organizations.id, actor.orgId));

@@ -1,9 +1,12 @@
 import { and, asc, count, desc, eq } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { UpdateMemberBody } from '../../shared/contracts/members.js';
 import type { Db } from '../db/client.js';
 import { memberships, organizations, sessions, users } from '../db/schema.js';
 import type { Actor, Deps, Role } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { type MemberOut, presentMember } from '../present/members.js';
 
 /**
  * Rights, checked here and in invitations.ts:
@@ -28,16 +31,7 @@ export function requireSession(actor: Actor, what: string): asserts actor is Act
   });
 }
 
-type MemberRow = { m: typeof memberships.$inferSelect; u: typeof users.$inferSelect };
-
-export function presentMember({ m, u }: MemberRow) {
-  return {
-    id: m.id,
-    user: { id: u.id, name: u.name, email: u.email },
-    role: m.role as Role,
-    joined_at: m.createdAt.toISOString(),
-  };
-}
+export type MemberRow = { m: typeof memberships.$inferSelect; u: typeof users.$inferSelect };
 
 const selectMembers = (db: Pick<Db, 'select'>) =>
   db.select({ m: memberships, u: users }).from(memberships).innerJoin(users, eq(users.id, memberships.userId));
@@ -122,7 +116,12 @@ function checkAuthority(role: Role, target: MemberRow, newRole?: Role) {
 }
 
 /** PATCH /v1/members/{id}: owners change any role; admins move people between member and admin. */
-export async function updateMember(deps: Deps, actor: Actor, id: string, body: { role: Role }) {
+export async function updateMember(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: z.output<typeof UpdateMemberBody>,
+): Promise<MemberOut> {
   requireSession(actor, 'change roles');
   return deps.database.db.transaction(async (tx) => {
     const { org, target, role } = await lockTarget(tx, actor, id);

@@ -1,26 +1,18 @@
 import { and, desc, eq, exists } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type {
+  CreateOrganizationBody,
+  OrganizationCreated,
+  UpdateOrganizationBody,
+} from '../../shared/contracts/organizations.js';
 import { newId } from '../../shared/ids.js';
 import { apiKeys, memberships, organizations, sessions, users } from '../db/schema.js';
 import type { Actor, Deps, Role } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
-import { presentPlan } from '../present/plan.js';
+import { type OrganizationOut, presentOrganization } from '../present/organizations.js';
 import { type Org, slugify } from './orgs.js';
 import { randomToken } from './secrets.js';
-
-export function presentOrganization(o: Org, role: Role | null, isActive: boolean, now: Date) {
-  return {
-    id: o.id,
-    slug: o.slug,
-    name: o.name,
-    role,
-    is_active: isActive,
-    personal: o.personal,
-    ...presentPlan(o, now),
-    timezone: o.timezone,
-    created_at: o.createdAt.toISOString(),
-  };
-}
 
 /** The zone's canonical IANA name ("europe/berlin" → "Europe/Berlin"); the contract already rejected unknown ones. */
 const canonicalZone = (tz: string) => new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
@@ -98,8 +90,8 @@ async function callerUser(deps: Deps, actor: Actor) {
 export async function createOrganization(
   deps: Deps,
   actor: Actor,
-  body: { name: string; slug?: string; timezone?: string },
-) {
+  body: z.output<typeof CreateOrganizationBody>,
+): Promise<z.output<typeof OrganizationCreated>> {
   const user = await callerUser(deps, actor);
   const base = slugify(body.name, 48);
   const candidates = body.slug
@@ -190,8 +182,8 @@ export async function updateOrganization(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: { name?: string; timezone?: string },
-) {
+  body: z.output<typeof UpdateOrganizationBody>,
+): Promise<OrganizationOut> {
   const { org, role } = await visibleOrg(deps, actor, id);
   if (role === 'member') {
     throw new ApiError('forbidden', 'Only an owner or admin can change the organization.', {

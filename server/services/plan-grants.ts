@@ -1,16 +1,18 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import type { CreatePlanGrantBody, PlanGrantCreated } from '../../shared/contracts/admin.js';
+import type { z } from '../../shared/contracts/common.js';
 import { newId } from '../../shared/ids.js';
-import type { Plan } from '../../shared/plans.js';
 import { organizations, planGrants, planRedemptions } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { presentPlan } from '../present/plan.js';
+import { presentGrant } from '../present/plan-grants.js';
 import { requireOperator } from './operators.js';
 import { sha256 } from './secrets.js';
 
-type GrantRow = typeof planGrants.$inferSelect;
+export type GrantRow = typeof planGrants.$inferSelect;
 
 const DAY_MS = 86_400_000;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -24,31 +26,14 @@ export function newGrantCode(): string {
 
 const codeHash = (code: string) => sha256(code.trim().toLowerCase());
 
-export function presentGrant(g: GrantRow) {
-  return {
-    id: g.id,
-    plan: g.plan as Plan,
-    note: g.note,
-    expires_at: g.expiresAt?.toISOString() ?? null,
-    plan_duration_days: g.planDurationDays,
-    max_redemptions: g.maxRedemptions,
-    redeemed_count: g.redeemedCount,
-    created_by_user_id: g.createdByUserId,
-    created_at: g.createdAt.toISOString(),
-    revoked_at: g.revokedAt?.toISOString() ?? null,
-  };
-}
-
-export interface CreateGrantInput {
-  plan: Plan;
-  note?: string;
-  expires_at?: string;
-  plan_duration_days?: number | null;
-  max_redemptions?: number;
-}
+export type CreateGrantInput = z.output<typeof CreatePlanGrantBody>;
 
 /** Mints a grant; its code is returned once and only the hash is stored. */
-export async function createGrant(deps: Deps, actor: Actor, input: CreateGrantInput) {
+export async function createGrant(
+  deps: Deps,
+  actor: Actor,
+  input: CreateGrantInput,
+): Promise<z.output<typeof PlanGrantCreated>> {
   const userId = await requireOperator(deps, actor);
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt <= deps.now()) {

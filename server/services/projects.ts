@@ -1,17 +1,16 @@
 import { and, count, desc, eq } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateProjectBody, UpdateProjectBody } from '../../shared/contracts/projects.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { forms, projects } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { type ProjectOut, presentProject } from '../present/projects.js';
 import { slugify } from './orgs.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
-
-export function presentProject(p: ProjectRow) {
-  return { id: p.id, slug: p.slug, name: p.name, tags: p.tags, created_at: p.createdAt.toISOString() };
-}
 
 export async function findProjectBySlug(db: Db, orgId: string, slug: string) {
   const [row] = await db
@@ -34,11 +33,7 @@ export async function ensureProject(db: Db, orgId: string, slug: string, name?: 
 }
 
 /** Creates a project; with if_exists "return" an existing slug answers the existing project. */
-export async function createProject(
-  deps: Deps,
-  actor: Actor,
-  body: { name: string; slug?: string; tags?: string[]; if_exists?: 'return' | 'error' },
-) {
+export async function createProject(deps: Deps, actor: Actor, body: z.output<typeof CreateProjectBody>) {
   const db = deps.database.db;
   const slug = body.slug ?? slugify(body.name);
   const inserted = await db
@@ -75,7 +70,12 @@ export async function getProjectRow(db: Db, orgId: string, id: string) {
   return row;
 }
 
-export async function updateProject(deps: Deps, actor: Actor, id: string, body: { name?: string; tags?: string[] }) {
+export async function updateProject(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: z.output<typeof UpdateProjectBody>,
+): Promise<ProjectOut> {
   await getProjectRow(deps.database.db, actor.orgId, id);
   const [row] = await deps.database.db
     .update(projects)

@@ -1,24 +1,20 @@
 import { and, eq } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateDestinationBody } from '../../shared/contracts/destinations.js';
+import type { QuickstartBody, QuickstartResult } from '../../shared/contracts/quickstart.js';
 import { destinations, organizations, routes, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { canonicalOrigin } from '../intake/checks.js';
+import { presentDestination } from '../present/destinations.js';
 import { buildVerify } from '../present/embed.js';
-import { createDestination, type DestinationRow, presentDestination } from './destinations.js';
+import { presentRoute } from '../present/routes.js';
+import { createDestination, type DestinationRow } from './destinations.js';
 import { createForm, updateForm } from './forms.js';
-import { createRoute, presentRoute } from './routes.js';
+import { createRoute } from './routes.js';
 import { newWebhookSecret, VERIFY_WEBHOOK } from './webhook-secret.js';
 
-export interface QuickstartInput {
-  name: string;
-  project?: string;
-  origin?: string;
-  notify_email?: string;
-  telegram?: { bot_token: string; chat_id: string | number };
-  webhook?: { url: string; secret?: string };
-  slack?: { url: string; template?: string };
-  discord?: { url: string; template?: string };
-}
+export type QuickstartInput = z.output<typeof QuickstartBody>;
 
 type Wanted = {
   type: 'email' | 'telegram' | 'webhook' | 'slack' | 'discord';
@@ -59,7 +55,11 @@ async function ownerEmail(deps: Deps, actor: Actor): Promise<string | null> {
  * destination routed directly from the form), so repeating the call converges on the same result
  * and only adds what is missing; the steps run one after another through the ordinary services.
  */
-export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput) {
+export async function quickstart(
+  deps: Deps,
+  actor: Actor,
+  body: QuickstartInput,
+): Promise<{ created: boolean; result: z.output<typeof QuickstartResult> }> {
   const email = body.notify_email?.toLowerCase() ?? (await ownerEmail(deps, actor));
   if (!email) {
     throw new ApiError('validation_failed', 'No address to notify: this organization has no owner with an email.', {
@@ -123,7 +123,9 @@ export async function quickstart(deps: Deps, actor: Actor, body: QuickstartInput
       generatedSecret = newWebhookSecret();
       config = { ...config, secret: generatedSecret };
     }
-    const { warnings: doubts, ...dest } = await createDestination(deps, actor, { ...w, config });
+    // `wanted` is built from the quickstart body's own checked parts; createDestination checks the config for its type again.
+    const create = { ...w, config } as z.output<typeof CreateDestinationBody>;
+    const { warnings: doubts, ...dest } = await createDestination(deps, actor, create);
     warnings.push(...(doubts ?? []));
     const route = await createRoute(deps, actor, { form_id: formId, destination_id: dest.id });
     outDestinations.push(dest);

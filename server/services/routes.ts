@@ -1,11 +1,14 @@
 import { Cron } from 'croner';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateRouteBody, RouteListQuery, UpdateRouteBody } from '../../shared/contracts/routes.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { deliveries, destinations, forms, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentRoute, type RouteOut } from '../present/routes.js';
 import { lockStream } from './streams.js';
 
 export type RouteRow = typeof routes.$inferSelect;
@@ -22,23 +25,6 @@ interface RouteRules {
   enabled?: boolean;
   filter?: string | null;
   transform?: string | null;
-}
-
-export function presentRoute(r: RouteRow, counts: Counts = { deliveries: 0, sent: 0 }) {
-  return {
-    id: r.id,
-    form_id: r.formId,
-    stream_id: r.streamId,
-    destination_id: r.destinationId,
-    enabled: r.enabled,
-    mode: r.mode as Mode,
-    window: r.window,
-    quality: r.quality,
-    filter: r.filter,
-    transform: r.transform,
-    counts,
-    created_at: r.createdAt.toISOString(),
-  };
 }
 
 /** Deliveries per route and how many were sent, in one grouped query. */
@@ -148,11 +134,7 @@ async function lockDestination(db: Db, orgId: string, id: string) {
 }
 
 /** Connects a form (streams come later) to a destination; defaults: instant, open window, both quality rules on. */
-export async function createRoute(
-  deps: Deps,
-  actor: Actor,
-  body: RouteRules & { form_id?: string; stream_id?: string; destination_id: string },
-) {
+export async function createRoute(deps: Deps, actor: Actor, body: z.output<typeof CreateRouteBody>): Promise<RouteOut> {
   refuseExpressions(body);
   const mode = checkMode(body.mode);
   refuseStreamDigest(body.stream_id ?? null, mode);
@@ -184,7 +166,7 @@ export async function listRoutes(
   deps: Deps,
   actor: Actor,
   page: Page,
-  filter: { form_id?: string; stream_id?: string; destination_id?: string },
+  filter: Omit<z.output<typeof RouteListQuery>, 'cursor' | 'limit'>,
 ) {
   const db = deps.database.db;
   const conds = [eq(routes.orgId, actor.orgId), page.after(routes.id)];
@@ -225,8 +207,8 @@ export async function updateRoute(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: RouteRules & { destination_id?: string },
-) {
+  body: z.output<typeof UpdateRouteBody>,
+): Promise<RouteOut> {
   refuseExpressions(body);
   const db = deps.database.db;
   const current = await getRouteRow(db, actor.orgId, id);

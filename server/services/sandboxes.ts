@@ -1,5 +1,13 @@
 import crypto from 'node:crypto';
 import { and, asc, count, eq, gt, inArray, lt } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type {
+  CreateSandboxBody,
+  Sandbox,
+  SandboxClaimed,
+  SandboxCreated,
+  SandboxRead,
+} from '../../shared/contracts/sandboxes.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { forms, organizations, sandboxes, submissions, users } from '../db/schema.js';
@@ -8,8 +16,9 @@ import { ApiError, notFound } from '../http/errors.js';
 import { limitKey } from '../http/ip.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { buildEmbed, buildVerify } from '../present/embed.js';
+import { submitUrl } from '../present/forms.js';
 import { escapeHtml } from '../present/html.js';
-import { checkFormLimit, formWithCounts, submitUrl } from './forms.js';
+import { checkFormLimit, formWithCounts } from './forms.js';
 import { slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 
@@ -67,7 +76,8 @@ async function acceptedCount(db: Db, s: SandboxRow) {
   return Number(n);
 }
 
-function present(deps: Deps, s: SandboxRow, accepted: number) {
+/** Row → wire Sandbox (kept here: its claim steps are the service's next steps). */
+function present(deps: Deps, s: SandboxRow, accepted: number): z.output<typeof Sandbox> {
   return {
     id: s.id,
     name: s.name,
@@ -101,7 +111,7 @@ async function sandboxOrg(db: Db, deps: Deps): Promise<OrgRow> {
   return (await find()) as OrgRow;
 }
 
-function created(deps: Deps, s: SandboxRow, token: string, accepted: number) {
+function created(deps: Deps, s: SandboxRow, token: string, accepted: number): z.output<typeof SandboxCreated> {
   const url = submitUrl(deps, s.formId);
   return {
     sandbox: present(deps, s, accepted),
@@ -150,7 +160,7 @@ export async function createSandbox(
   input: {
     idempotencyKey: string | undefined;
     ip: string;
-    body: { name: string; origin?: string; claim_email?: string };
+    body: z.output<typeof CreateSandboxBody>;
   },
 ) {
   const db = deps.database.db;
@@ -282,7 +292,11 @@ async function withToken(db: Db, id: string, token: string | undefined) {
 }
 
 /** GET /v1/public/sandboxes/{id} with `Authorization: Sandbox <token>`: 401 on a bad token, 410 once over. */
-export async function readSandbox(deps: Deps, id: string, authorization: string | undefined) {
+export async function readSandbox(
+  deps: Deps,
+  id: string,
+  authorization: string | undefined,
+): Promise<z.output<typeof SandboxRead>> {
   const db = deps.database.db;
   const m = /^Sandbox\s+(\S+)\s*$/i.exec(authorization ?? '');
   const s = await withToken(db, id, m?.[1]);
@@ -306,7 +320,12 @@ export async function readSandbox(deps: Deps, id: string, authorization: string 
  * with its id, submit URL and test submissions (inert: test, never delivered). A claim_email set at
  * creation must be the caller's address.
  */
-export async function claimSandbox(deps: Deps, actor: Actor, id: string, token: string | undefined) {
+export async function claimSandbox(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  token: string | undefined,
+): Promise<z.output<typeof SandboxClaimed>> {
   const db = deps.database.db;
   if (!token) {
     throw new ApiError('bad_request', 'The Service-Sandbox-Token header is missing.', {

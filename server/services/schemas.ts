@@ -1,4 +1,6 @@
 import { and, desc, eq, lt, max, sql } from 'drizzle-orm';
+import type { ListQuery, z } from '../../shared/contracts/common.js';
+import type { InferredSchema, InferSchemaBody, PublishSchemaBody } from '../../shared/contracts/schemas.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { formSchemas, forms, submissions } from '../db/schema.js';
@@ -7,6 +9,7 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { pageOf } from '../http/pagination.js';
 import type { Verdict } from '../intake/checks.js';
+import { presentSchemaVersion, type SchemaVersionOut } from '../present/schemas.js';
 import { closeOpenDrift, compareToSchema, type DriftFinding } from '../schemas/drift.js';
 import { inferSchema } from '../schemas/infer.js';
 import { compileOrThrow, rememberValidator, type SchemaIssue, validateData } from '../schemas/validate.js';
@@ -15,21 +18,6 @@ import { getFormRow } from './forms.js';
 export type FormSchemaRow = typeof formSchemas.$inferSelect;
 type FormRow = typeof forms.$inferSelect;
 type Ui = Record<string, Record<string, unknown>>;
-
-/** A form or stream schema version row, as SchemaVersion. */
-export function presentSchemaVersion(
-  s: Pick<FormSchemaRow, 'version' | 'jsonSchema' | 'ui' | 'changelog' | 'inferred' | 'createdAt' | 'createdBy'>,
-) {
-  return {
-    version: s.version,
-    json_schema: s.jsonSchema,
-    ui: s.ui as Ui,
-    changelog: s.changelog,
-    inferred: s.inferred,
-    created_at: s.createdAt.toISOString(),
-    created_by: s.createdBy,
-  };
-}
 
 /** One version of one form; the form id already carries the tenant check of its caller. */
 async function versionRow(db: Db, orgId: string, formId: string, version: number) {
@@ -66,9 +54,9 @@ export async function publishSchema(
   deps: Deps,
   actor: Actor,
   formId: string,
-  body: { json_schema: Record<string, unknown>; ui?: Ui; changelog?: string; inferred?: boolean },
+  body: z.output<typeof PublishSchemaBody>,
   opts: { inferred?: boolean } = {},
-) {
+): Promise<SchemaVersionOut> {
   const validate = compileOrThrow(body.json_schema);
   const now = deps.now();
   const { row, dispatched } = await deps.database.db.transaction(async (tx) => {
@@ -120,12 +108,7 @@ export async function publishSchema(
 }
 
 /** GET /v1/forms/{id}/schema/versions: newest first; the cursor is a version's id. */
-export async function listSchemaVersions(
-  deps: Deps,
-  actor: Actor,
-  formId: string,
-  query: { cursor?: string; limit?: number },
-) {
+export async function listSchemaVersions(deps: Deps, actor: Actor, formId: string, query: z.output<typeof ListQuery>) {
   const db = deps.database.db;
   await getFormRow(db, actor.orgId, formId);
   const page = pageOf(query, 'formSchema');
@@ -233,8 +216,8 @@ export async function inferFormSchema(
   deps: Deps,
   actor: Actor,
   formId: string,
-  body: { limit?: number; include_test?: boolean },
-) {
+  body: z.output<typeof InferSchemaBody>,
+): Promise<z.output<typeof InferredSchema>> {
   const db = deps.database.db;
   await getFormRow(db, actor.orgId, formId);
   const conds = [

@@ -6,6 +6,7 @@ import { formSchemas, forms, projects, streamSources, streams } from '../db/sche
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
+import { presentSource } from '../present/streams.js';
 import {
   checkMapping,
   declaredFields,
@@ -21,7 +22,6 @@ import {
   formSchemaOf,
   getStreamRow,
   invalid,
-  presentSource,
   type SchemaInput,
   type SourceInput,
   type StreamSourceRow,

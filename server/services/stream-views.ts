@@ -1,5 +1,7 @@
 /** Read views over streams: the preview of mapped submissions and Form.streams. */
 import { and, desc, eq, inArray, isNotNull, or } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { PreviewQuery } from '../../shared/contracts/streams.js';
 import type { Db } from '../db/client.js';
 import { forms, streamSources, streams, submissions } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -7,7 +9,7 @@ import { applyMapping, type Mapping, pickSource, selectorsOf } from '../streams/
 import { type FormRow, getStreamRow, type StreamSourceRow, sourceMatchesForm, sourcesOf } from '../streams/rows.js';
 
 /** GET /v1/streams/{id}/preview: the newest received submissions of the source forms, mapped. */
-export async function previewStream(deps: Deps, actor: Actor, id: string, query: { limit?: number }) {
+export async function previewStream(deps: Deps, actor: Actor, id: string, query: z.output<typeof PreviewQuery>) {
   const db = deps.database.db;
   const stream = await getStreamRow(db, actor.orgId, id);
   const sources = await sourcesOf(db, actor.orgId, id);

@@ -1,4 +1,6 @@
 import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateStreamBody, PublishStreamSchemaBody, UpdateStreamBody } from '../../shared/contracts/streams.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { deliveries, forms, routes, streamSchemas, streamSources, streams, submissions } from '../db/schema.js';
@@ -6,30 +8,27 @@ import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentRoute } from '../present/routes.js';
+import { presentSource, presentStream, presentStreamSchema } from '../present/streams.js';
 import { compileOrThrow } from '../schemas/validate.js';
 import { type Mapping, mappingStatus, missingFields } from '../streams/mapping.js';
 import {
   type Counts,
   getStreamRow,
   invalid,
-  presentSource,
-  presentStream,
-  presentStreamSchema,
   type SchemaInput,
-  type SourceInput,
   type StreamRow,
   schemaMissing,
   schemaRow,
   sourceMatchesForm,
   sourcesOf,
-  type Ui,
 } from '../streams/rows.js';
 import { slugify } from './orgs.js';
-import { presentRoute, routeCounts } from './routes.js';
+import { routeCounts } from './routes.js';
 import { insertSources, lockForms, resolveSources, schemaFromSources } from './stream-sources.js';
 
 export type { SourceInput, StreamRow, StreamSchemaRow, StreamSourceRow } from '../streams/rows.js';
-export { getStreamRow, lockStream, presentSource, presentStream, presentStreamSchema } from '../streams/rows.js';
+export { getStreamRow, lockStream } from '../streams/rows.js';
 export { attachFromTemplate, attachSources, detachSource, listSources } from './stream-sources.js';
 export { type FormStream, previewStream, streamsOfForms } from './stream-views.js';
 
@@ -128,17 +127,7 @@ export async function listStreams(deps: Deps, actor: Actor, page: Page) {
  * 422 stream_schema_missing) and its sources, every mapping complete. Idempotent by slug with
  * if_exists "return".
  */
-export async function createStream(
-  deps: Deps,
-  actor: Actor,
-  body: {
-    name: string;
-    slug?: string;
-    schema?: SchemaInput;
-    sources?: SourceInput[];
-    if_exists?: 'return' | 'error';
-  },
-) {
+export async function createStream(deps: Deps, actor: Actor, body: z.output<typeof CreateStreamBody>) {
   const db = deps.database.db;
   const slug = body.slug ?? slugify(body.name);
   if (!slug) {
@@ -229,7 +218,7 @@ export async function insertVersion(
   return row;
 }
 
-export async function updateStream(deps: Deps, actor: Actor, id: string, body: { name?: string; slug?: string }) {
+export async function updateStream(deps: Deps, actor: Actor, id: string, body: z.output<typeof UpdateStreamBody>) {
   const db = deps.database.db;
   const current = await getStreamRow(db, actor.orgId, id);
   if (body.slug !== undefined && body.slug !== current.slug) {
@@ -298,7 +287,7 @@ export async function publishStreamSchema(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: { json_schema?: Record<string, unknown>; ui?: Ui; changelog?: string; from_form_id?: string },
+  body: z.output<typeof PublishStreamSchemaBody>,
 ) {
   const db = deps.database.db;
   const stream = await getStreamRow(db, actor.orgId, id);

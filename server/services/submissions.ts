@@ -1,13 +1,20 @@
 import type { Readable } from 'node:stream';
 import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type {
+  SubmissionDetail,
+  SubmissionListQuery,
+  UpdateSubmissionBody,
+} from '../../shared/contracts/submissions.js';
 import type { Db } from '../db/client.js';
 import { attachments, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { attachmentSummary, presentAttachment, presentSubmission } from '../present/submissions.js';
 import { responseBody } from '../storage.js';
-import { attachmentSummary, attachmentsOf, mayHaveFiles } from './attachments.js';
+import { attachmentsOf, mayHaveFiles } from './attachments.js';
 import { deliveriesOfSubmission } from './deliveries.js';
 import { driftOfSubmission } from './drift.js';
 import { fileLinkKey, linkProblem } from './file-links.js';
@@ -21,54 +28,9 @@ const { searchText: _searchText, ...submissionColumns } = getTableColumns(submis
 
 export { submissionColumns };
 export type AttachmentRow = typeof attachments.$inferSelect;
-type SubmissionStatus = 'received' | 'quarantined' | 'spam';
-type QuarantineReason = 'schema_violation' | 'rate_limited' | 'origin_rejected' | 'turnstile_failed' | 'over_quota';
 
-export function presentSubmission(s: SubmissionRow) {
-  return {
-    id: s.id,
-    form_id: s.formId,
-    status: s.status as SubmissionStatus,
-    quarantine_reason: s.status === 'quarantined' ? (s.quarantineReason as QuarantineReason | null) : null,
-    test: s.test,
-    data: s.data,
-    form_schema_version: s.formSchemaVersion,
-    spam: s.spam,
-    meta: s.meta,
-    received_at: s.receivedAt.toISOString(),
-  };
-}
-
-export const downloadUrl = (deps: Deps, a: { submissionId: string; id: string }) =>
-  `${deps.config.publicBaseUrl}/v1/submissions/${a.submissionId}/attachments/${a.id}`;
-
-export function presentAttachment(deps: Deps, a: AttachmentRow) {
-  return {
-    id: a.id,
-    form_id: a.formId,
-    submission_id: a.submissionId,
-    field_name: a.fieldName,
-    filename: a.filename,
-    content_type: a.contentType,
-    size_bytes: a.sizeBytes,
-    sha256: a.sha256,
-    download_url: downloadUrl(deps, a),
-    created_at: a.createdAt.toISOString(),
-  };
-}
-
-export type SubmissionFilter = {
-  form_id?: string;
-  status?: SubmissionStatus;
-  test?: 'true' | 'false';
-  /** ISO timestamps on received_at: since inclusive, until exclusive. */
-  since?: string;
-  until?: string;
-  /** Words that must all occur in the data's values or the id (see submission-search). */
-  q?: string;
-  /** An address held by any field (data-subject lookup). */
-  email?: string;
-};
+/** The list filters (form_id, status, test, since/until, q, email), as the contract's query parses them. */
+export type SubmissionFilter = Omit<z.output<typeof SubmissionListQuery>, 'cursor' | 'limit'>;
 
 /** Submissions of the caller's organization, newest first, each with a summary of its files. */
 export async function listSubmissions(deps: Deps, actor: Actor, page: Page, filter: SubmissionFilter) {
@@ -125,7 +87,11 @@ export async function getSubmissionRow(db: Db, orgId: string, id: string): Promi
 }
 
 /** SubmissionDetail: the submission with its files, its deliveries (oldest first) and its issues. */
-export async function submissionDetail(deps: Deps, actor: Actor, id: string) {
+export async function submissionDetail(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+): Promise<z.output<typeof SubmissionDetail>> {
   const db = deps.database.db;
   const row = await getSubmissionRow(db, actor.orgId, id);
   const files = await db
@@ -147,7 +113,12 @@ export async function submissionDetail(deps: Deps, actor: Actor, id: string) {
  * status moves (quarantine_reason is cleared); data is never edited and no delivery is planned.
  * A real change appends `submission.updated` in the same transaction; the same status is a no-op.
  */
-export async function updateSubmission(deps: Deps, actor: Actor, id: string, body: { status: 'received' | 'spam' }) {
+export async function updateSubmission(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: z.output<typeof UpdateSubmissionBody>,
+): Promise<z.output<typeof SubmissionDetail>> {
   let wakeAfter = false;
   await deps.database.db.transaction(async (tx) => {
     const [row] = await tx

@@ -1,52 +1,24 @@
 import { and, desc, eq } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
 import type { EventType } from '../../shared/contracts/events.js';
+import type {
+  CreateSystemWebhookBody,
+  SystemWebhookDeliveryListQuery,
+  SystemWebhookUpdated,
+  UpdateSystemWebhookBody,
+} from '../../shared/contracts/webhooks.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
+import { presentWebhook, presentWebhookDelivery, type SystemWebhookOut } from '../present/webhooks.js';
 import { setHookEnabled } from '../worker/disable.js';
-import { presentResult } from './deliveries.js';
 import { forgetOnMove, privateHostKind } from './destinations.js';
 
 export type SystemWebhookRow = typeof systemWebhooks.$inferSelect;
 export type SystemWebhookDeliveryRow = typeof systemWebhookDeliveries.$inferSelect;
-type Health = 'unknown' | 'ok' | 'failing';
-type DeliveryStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'dead';
-
-/** Row → wire SystemWebhook: the secret never leaves, only whether one is set. */
-export function presentWebhook(w: SystemWebhookRow) {
-  return {
-    id: w.id,
-    url: w.url,
-    events: w.events,
-    enabled: w.enabled,
-    disabled_reason: w.disabledReason,
-    failing_since: w.failingSince?.toISOString() ?? null,
-    health: w.health as Health,
-    has_secret: w.secret !== null,
-    created_at: w.createdAt.toISOString(),
-  };
-}
-
-/** Row → wire SystemWebhookDelivery; the payload is the event itself, so nothing is secret in it. */
-export function presentWebhookDelivery(d: SystemWebhookDeliveryRow) {
-  return {
-    id: d.id,
-    webhook_id: d.webhookId,
-    event_id: d.eventId,
-    event_type: d.eventType,
-    status: d.status as DeliveryStatus,
-    attempts: d.attempts,
-    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
-    payload: d.payload,
-    last_response: presentResult(d.lastResponse),
-    last_error: d.lastError,
-    created_at: d.createdAt.toISOString(),
-    sent_at: d.sentAt?.toISOString() ?? null,
-  };
-}
 
 /** SSRF guard at write time, the same rule as webhook destinations (the worker's outbound guard still applies). */
 function checkUrl(deps: Deps, url: string): void {
@@ -65,8 +37,8 @@ const unique = (types: EventType[]) => [...new Set(types)];
 export async function createWebhook(
   deps: Deps,
   actor: Actor,
-  body: { url: string; events: EventType[]; secret?: string; enabled?: boolean },
-) {
+  body: z.output<typeof CreateSystemWebhookBody>,
+): Promise<SystemWebhookOut> {
   checkUrl(deps, body.url);
   const [row] = await deps.database.db
     .insert(systemWebhooks)
@@ -112,8 +84,8 @@ export async function updateWebhook(
   deps: Deps,
   actor: Actor,
   id: string,
-  body: { url?: string; events?: EventType[]; secret?: string | null; enabled?: boolean },
-) {
+  body: z.output<typeof UpdateSystemWebhookBody>,
+): Promise<z.output<typeof SystemWebhookUpdated>> {
   const db = deps.database.db;
   let current = await getWebhookRow(db, actor.orgId, id);
   if (body.url !== undefined) checkUrl(deps, body.url);
@@ -173,7 +145,7 @@ export async function listWebhookDeliveries(
   actor: Actor,
   id: string,
   page: Page,
-  filter: { status?: DeliveryStatus },
+  filter: Pick<z.output<typeof SystemWebhookDeliveryListQuery>, 'status'>,
 ) {
   const db = deps.database.db;
   await getWebhookRow(db, actor.orgId, id);

@@ -1,10 +1,10 @@
 /** Stream rows and the small lookups the stream services share. */
 import { and, eq, sql } from 'drizzle-orm';
+import type { z } from '../../shared/contracts/common.js';
+import type { CreateStreamBody, StreamSourceInput } from '../../shared/contracts/streams.js';
 import type { Db } from '../db/client.js';
 import { formSchemas, forms, streamSchemas, streamSources, streams } from '../db/schema.js';
 import { ApiError, notFound } from '../http/errors.js';
-import { presentSchemaVersion } from '../services/schemas.js';
-import type { Mapping } from '../streams/mapping.js';
 
 export type StreamRow = typeof streams.$inferSelect;
 export type StreamSchemaRow = typeof streamSchemas.$inferSelect;
@@ -12,34 +12,8 @@ export type StreamSourceRow = typeof streamSources.$inferSelect;
 export type FormRow = typeof forms.$inferSelect;
 export type Ui = Record<string, Record<string, unknown>>;
 export type Counts = { sources: number; routes: number; submissions_30d: number };
-export type SchemaInput = { json_schema: Record<string, unknown>; ui?: Ui; changelog?: string };
-export type SourceInput = { form_id?: string; selector?: string; mapping?: Mapping };
-
-export const presentStreamSchema = (s: StreamSchemaRow) => presentSchemaVersion(s);
-
-export function presentSource(s: StreamSourceRow) {
-  return {
-    id: s.id,
-    form_id: s.formId,
-    selector: s.selector,
-    mapping: s.mapping as Record<string, Record<string, unknown>>,
-    mapping_status: s.mappingStatus as 'valid' | 'incomplete',
-    missing: s.missing,
-    stream_schema_version: s.streamSchemaVersion,
-    created_at: s.createdAt.toISOString(),
-  };
-}
-
-export function presentStream(s: StreamRow, counts: Counts = { sources: 0, routes: 0, submissions_30d: 0 }) {
-  return {
-    id: s.id,
-    slug: s.slug,
-    name: s.name,
-    current_schema_version: s.currentSchemaVersion,
-    counts,
-    created_at: s.createdAt.toISOString(),
-  };
-}
+export type SchemaInput = NonNullable<z.output<typeof CreateStreamBody>['schema']>;
+export type SourceInput = z.output<typeof StreamSourceInput>;
 
 /** SQL: does form `f` match source `ss` (its form id, one of its tags, or its project)? */
 export const sourceMatchesForm = sql`(

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { attachmentSummary, attachmentsOf, mayHaveFiles } from '../services/attachments.js';
+import { attachmentSummary } from '../present/submissions.js';
+import { attachmentsOf, mayHaveFiles } from '../services/attachments.js';
 import { fileLinker } from '../services/file-links.js';
 import type { Claimed } from './claim.js';
 

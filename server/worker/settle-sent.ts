@@ -1,6 +1,7 @@
 import { newId } from '../../shared/ids.js';
-import { presentEvent, SYSTEM_WEBHOOK_MAX_ATTEMPTS } from '../events.js';
+import { SYSTEM_WEBHOOK_MAX_ATTEMPTS } from '../events.js';
 import type { Deps } from '../http/context.js';
+import { presentEvent } from '../present/events.js';
 import type { Claimed, OutboxKind } from './claim.js';
 import { storedResult } from './settle.js';
 import type { SendResult } from './types.js';

@@ -13,6 +13,7 @@ import { createLocalStorage } from '../../server/storage.js';
 import type { IntakeLoad } from '../../server/worker/intake-load.js';
 import { createOutbound } from '../../server/worker/outbound.js';
 import { Worker } from '../../server/worker/worker.js';
+import { checkResponse } from './responses.js';
 import { startSmtpSink } from './smtp.js';
 
 export type TestEnv = Awaited<ReturnType<typeof startTestApp>>;
@@ -88,6 +89,8 @@ export async function startTestApp(env: Record<string, string> = {}) {
     } catch {
       json = undefined;
     }
+    // Every 2xx JSON answer is what the contract says, so a field the server forgets fails the test.
+    checkResponse(method, path, res.status, res.headers.get('content-type'), json);
     return { status: res.status, headers: res.headers, text, json };
   }
 

@@ -4,14 +4,14 @@ import { DESTINATION_TYPES, destinationOps } from '../../../shared/contracts/des
 import { routeOps } from '../../../shared/contracts/routes.js';
 import { forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
-import type { DeliveryResult } from '../../services/deliveries.js';
+import type { DeliveryResultOut as DeliveryResult } from '../../present/deliveries.js';
+import { presentDestination } from '../../present/destinations.js';
 import { testDestination } from '../../services/destination-test.js';
 import {
   createDestination,
   deleteDestination,
   getDestinationRow,
   listDestinations,
-  presentDestination,
   updateDestination,
 } from '../../services/destinations.js';
 import { listRoutes } from '../../services/routes.js';

@@ -3,6 +3,7 @@ import { EVENT_TYPES, eventOps } from '../../../shared/contracts/events.js';
 import { SYSTEM_WEBHOOK_DELIVERY_STATUSES, webhookOps } from '../../../shared/contracts/webhooks.js';
 import { ApiError } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
+import { presentWebhook } from '../../present/webhooks.js';
 import { listEvents } from '../../services/events.js';
 import { retryWebhookDeliveries } from '../../services/replay.js';
 import { newWebhookSecret, VERIFY_WEBHOOK } from '../../services/webhook-secret.js';
@@ -12,7 +13,6 @@ import {
   getWebhookRow,
   listWebhookDeliveries,
   listWebhooks,
-  presentWebhook,
   updateWebhook,
 } from '../../services/webhooks.js';
 import type { DashEnv } from '../env.js';
