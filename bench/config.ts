@@ -1,6 +1,6 @@
 /** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
 
-export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain'] as const;
+export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchConfig {
@@ -77,7 +77,10 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
 export const USAGE = `Settings (environment):
   DATABASE_URL            postgres://… to bench against PostgreSQL (a fresh database per part, dropped at the end);
                           unset: embedded PGlite (a temp DATA_DIR per part)
-  BENCH_ONLY              comma list of parts: ${PARTS.join(',')} (default: all); start alone takes about a minute
+  BENCH_ONLY              comma list of parts: ${PARTS.join(',')} (default: all); start alone takes about a minute,
+                          dashboard (every /app page over a seeded organization) 20 s on PostgreSQL, under
+                          a minute on PGlite; the default run includes both
+  BENCH_DASHBOARD_ROWS    submissions seeded for the dashboard part (default 10000, the budget's figure)
   BENCH_STARTS            restarts timed in the start part, start_ms is their median (default 3)
   BENCH_BOOT_WAIT_S       seconds after the last start before rss_boot_mb is read (default 30)
   BENCH_DURATION_S        seconds per intake run (default 10); also scales the e2e run to twice this

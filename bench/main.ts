@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { startSmtpSink } from '../test/helpers/smtp.js';
 import { type BenchConfig, loadBenchConfig, USAGE } from './config.js';
+import { type DashboardResult, dashboardPhase, dashboardReport } from './dashboard.js';
 import { type DataResult, dataPartWanted, dataPhase, dataReport } from './data.js';
 import { type DrainResult, drainPhase } from './drain.js';
 import { type E2eResult, e2ePhase } from './e2e.js';
@@ -23,6 +24,7 @@ interface Results {
   e2e?: E2eResult;
   drain?: DrainResult;
   data?: DataResult;
+  dashboard?: DashboardResult;
 }
 
 function header(cfg: BenchConfig, root: Root) {
@@ -204,6 +206,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
   if (res.intake && cfg.parts.has('intake')) {
     figures.push(['rss_idle_mb', res.intake.rssIdleMb], ['rss_load_mb', res.intake.rssLoadMb]);
   }
+  if (res.dashboard) {
+    const d = dashboardReport(res.dashboard);
+    out.push(...d.lines);
+    figures.push(...d.figures);
+  }
   if (res.data) {
     const d = dataReport(res.data);
     out.push(...d.lines);
@@ -274,6 +281,7 @@ async function main() {
       res.drain = await drainPhase(ctx);
       await ctx.svc?.stop();
     }
+    if (cfg.parts.has('dashboard')) res.dashboard = await dashboardPhase(root, smtp, receiver.url, clean);
     if (dataPartWanted()) res.data = await dataPhase(cfg, root, smtp, clean);
     const stats = receiver.stats();
     if (stats.unparsed) notes.push(`receiver: ${stats.unparsed} of ${stats.total} webhook bodies were not understood`);

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, countDistinct, eq, gte, isNotNull, isNull, ne, notExists, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { deliveries, submissions } from '../db/schema.js';
 
@@ -16,23 +16,34 @@ export function monthStart(now: Date): Date {
  */
 export async function quotaUsed(db: Db, orgId: string, now: Date): Promise<number> {
   const since = monthStart(now);
-  const admitted = db
-    .select({ id: submissions.id })
-    .from(submissions)
+  const admitted = and(
+    eq(submissions.orgId, orgId),
+    eq(submissions.test, false),
+    gte(submissions.receivedAt, since),
+    or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
+  );
+  // The admitted ones are counted as they are (distinct ids), plus the released ones not admitted,
+  // each once. Not a UNION of the two id lists: hashing every id of the month cost as much as the
+  // scan (10,000 submissions this month: 14 → 8.7 ms on PostgreSQL, 59 → 25 ms on PGlite).
+  const released = db
+    .select({ n: countDistinct(deliveries.submissionId) })
+    .from(deliveries)
     .where(
       and(
-        eq(submissions.orgId, orgId),
-        eq(submissions.test, false),
-        gte(submissions.receivedAt, since),
-        or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
+        eq(deliveries.orgId, orgId),
+        isNotNull(deliveries.submissionId),
+        gte(deliveries.releasedAt, since),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(submissions)
+            .where(and(eq(submissions.id, deliveries.submissionId), admitted)),
+        ),
       ),
     );
-  const released = db
-    .select({ id: sql<string>`${deliveries.submissionId}`.as('id') })
-    .from(deliveries)
-    .where(and(eq(deliveries.orgId, orgId), isNotNull(deliveries.submissionId), gte(deliveries.releasedAt, since)));
-  // UNION (not UNION ALL): a submission admitted and released in the same month counts once.
-  const counted = admitted.union(released).as('counted');
-  const [row] = await db.select({ n: count() }).from(counted);
+  const [row] = await db
+    .select({ n: sql<string>`count(*) + (${released})` })
+    .from(submissions)
+    .where(admitted);
   return Number(row.n);
 }
