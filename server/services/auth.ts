@@ -1,11 +1,13 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { CODE_MAX_TRIES, CODE_TTL_SECONDS } from '../../shared/contracts/auth.js';
+import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { apiKeys, emailCodes, sessions } from '../db/schema.js';
 import type { Deps, KeyScope } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { limitKey } from '../http/ip.js';
+import { routeOf } from './next-steps.js';
 import { userWithPersonalOrg } from './orgs.js';
 import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from './secrets.js';
 
@@ -99,7 +101,7 @@ export async function requestCode(deps: Deps, email: string, clientIp: string) {
   return {
     ok: true as const,
     expires_in: CODE_TTL_SECONDS,
-    next: 'POST /v1/auth/verify-code {"email": "<the address>", "code": "<6 digits from the mail>"} mints an API key.',
+    next: `${routeOf(ops.auth.verifyCode)} {"email": "<the address>", "code": "<6 digits from the mail>"} mints an API key.`,
   };
 }
 
@@ -118,7 +120,7 @@ async function consumeCode(deps: Deps, email: string, code: string) {
     .limit(1);
   const invalid = () =>
     new ApiError('unauthorized', 'The code is wrong or has expired.', {
-      hint: 'Ask for a new code with POST /v1/auth/request-code; a code lives 10 minutes and allows 5 tries.',
+      hint: `Ask for a new code with ${routeOf(ops.auth.requestCode)}; a code lives 10 minutes and allows 5 tries.`,
     });
   if (!row) throw invalid();
   const live = and(eq(emailCodes.id, row.id), isNull(emailCodes.consumedAt));
@@ -164,8 +166,8 @@ export async function verifyCode(
     user: { email: user.email, created },
     next: [
       'Keep the api_key: it is shown once. Send it as Authorization: Bearer <api_key>.',
-      'POST /v1/quickstart {"name": "Contact", "notify_email": "<you>"} creates a routed form in one call.',
-      'GET /v1/me shows your organization, limits and next steps.',
+      `${routeOf(ops.quickstart.run)} {"name": "Contact", "notify_email": "<you>"} creates a routed form in one call.`,
+      `${routeOf(ops.me.get)} shows your organization, limits and next steps.`,
     ],
   };
 }
@@ -186,7 +188,7 @@ export async function signIn(deps: Deps, body: { email: string; code: string }) 
       user: { id: user.id, email: user.email, name: user.name, created },
       organization: { id: org.id, slug: org.slug, name: org.name },
       expires_at: expiresAt.toISOString(),
-      next: ['POST /v1/api-keys {"name": "ci", "scopes": ["submit"]} mints a key with this session.'],
+      next: [`${routeOf(ops.keys.create)} {"name": "ci", "scopes": ["submit"]} mints a key with this session.`],
     },
   };
 }

@@ -1,11 +1,13 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { DRIFT_STATUSES } from '../../shared/contracts/drift.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { Db } from '../db/client.js';
 import { driftEvents } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { getFormRow } from './forms.js';
+import { routeOf } from './next-steps.js';
 
 type DriftRow = typeof driftEvents.$inferSelect;
 type DriftStatus = (typeof DRIFT_STATUSES)[number];
@@ -73,7 +75,7 @@ export async function dismissDrift(deps: Deps, actor: Actor, formId: string, dri
         hint:
           row.status === 'dismissed'
             ? 'It is dismissed already; nothing to do.'
-            : 'A newer schema version closed it; GET /v1/forms/{id}/drift lists the open ones.',
+            : `A newer schema version closed it; ${routeOf(ops.drift.list)} lists the open ones.`,
       });
     }
     const [updated] = await tx

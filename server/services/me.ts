@@ -1,7 +1,9 @@
 import { and, count, eq, sql } from 'drizzle-orm';
+import { ops } from '../../shared/contracts/index.js';
 import { attachments, destinations, forms, organizations, projects, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { presentPlan } from '../present/plan.js';
+import { nextStep } from './next-steps.js';
 import { organizationSummaries } from './organizations.js';
 import { limitsOf } from './orgs.js';
 import { monthStart, quotaUsed } from './quota.js';
@@ -41,14 +43,13 @@ export async function me(deps: Deps, actor: Actor) {
   ]);
   const next = [];
   if (formsUsed === 0) {
-    next.push({
-      why: 'Create a routed form in one call',
-      method: 'POST',
-      path: '/v1/quickstart',
-      body: { name: 'Contact', notify_email: 'you@example.com' },
-    });
+    next.push(
+      nextStep(ops.quickstart.run, 'Create a routed form in one call', {
+        body: { name: 'Contact', notify_email: 'you@example.com' },
+      }),
+    );
   }
-  next.push({ why: 'List your forms', method: 'GET', path: '/v1/forms' });
+  next.push(nextStep(ops.forms.list, 'List your forms'));
   return {
     organization: {
       id: org.id,
