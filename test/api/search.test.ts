@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { createForm, orgIdOf, seedSubmission } from '../helpers/seed.js';
+import { createForm, seedSubmission } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -10,10 +11,7 @@ let otherOrgId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  key = (await t.onboard()).key;
-  orgId = await orgIdOf(t, key);
-  otherKey = (await t.onboard()).key;
-  otherOrgId = await orgIdOf(t, otherKey);
+  ({ key, orgId, otherKey, otherOrgId } = await tenants(t));
 });
 afterAll(() => t.close());
 

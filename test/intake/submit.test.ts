@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -12,8 +13,7 @@ const freshIp = () => {
 
 beforeAll(async () => {
   t = await startTestApp({ TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/never' });
-  key = (await t.onboard()).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, otherKey } = await tenants(t));
 });
 afterAll(() => t.close());
 
