@@ -63,9 +63,10 @@ const OVER_QUOTA: Verdict = { status: 'quarantined', reason: 'over_quota' };
  * POST /s/{formId}, in the spec's order: parse → strip control fields → cheap checks that store
  * with a status (honeypot, origin, rate limit, challenge) → schema check (enforce and managed
  * quarantine a violation) → quota → store the submission, its planned deliveries and its event
- * together. `decide` takes everything that needs no lock; the store re-checks what does under it.
- * The entry is the form as intake's cache has it: a store that finds it stale reads it again and
- * decides once more, this time authoritatively (see checkUnderLock).
+ * together. `decide` takes everything that needs no lock; `store` makes the checks that count
+ * rows (rate limit, quota) once each, under the lock (checkUnderLock). The entry is the form as
+ * intake's cache has it: a store that finds it stale reads it again and decides once more, this
+ * time authoritatively.
  */
 export async function intake(deps: Deps, input: IntakeRequest, first: IntakeEntry): Promise<Outcome> {
   const now = deps.now();
@@ -236,8 +237,9 @@ interface Checked {
 }
 
 /**
- * The checks after the rate limit that need no lock: the challenge (the one outside call), then the
- * schema step. A failed challenge skips the schema step: it raises no drift.
+ * The checks that need no lock but an await: the challenge (the one outside call), then the schema
+ * step's verdict. A failed challenge skips the schema step: it raises no drift. The rate limit is
+ * counted later, under its lock, and wins over both (a flood reads rate_limited whatever its token).
  */
 async function challengeThenSchema(deps: Deps, input: IntakeRequest, d: Decision): Promise<Checked> {
   if (d.cheap.status !== 'received') return { verdict: d.cheap, issues: null, schema: null };

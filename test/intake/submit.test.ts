@@ -114,6 +114,18 @@ describe('POST /s/{formId}', () => {
     expect(list.json.data).toHaveLength(8);
   });
 
+  it('checks the rate limit before the challenge: a post over the limit reads rate_limited whatever its token', async () => {
+    const f = await form({ rate_limit: { max: 1, window_s: 60 }, challenge: { provider: 'turnstile', secret: 's' } });
+    const ip = freshIp();
+    // A failed challenge is stored (quarantined), so it counts towards the limit.
+    const first = await post(f.id, { name: 'x' }, { 'x-forwarded-for': ip });
+    expect((await detail(first.json.submission_id)).quarantine_reason).toBe('turnstile_failed');
+    const second = await post(f.id, { name: 'y', 'cf-turnstile-response': 'tok' }, { 'x-forwarded-for': ip });
+    expect(second.status).toBe(429);
+    const s = await detail(second.json.error.details.submission_id);
+    expect(s).toMatchObject({ status: 'quarantined', quarantine_reason: 'rate_limited' });
+  });
+
   it('quarantines a failed challenge without calling out when the token is missing', async () => {
     const f = await form({ challenge: { provider: 'turnstile', secret: 's' } });
     const r = await post(f.id, { name: 'x' });
