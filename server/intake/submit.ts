@@ -132,6 +132,7 @@ function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Pa
   // A sandbox form keeps only inert test submissions: no deliveries, events or outbound traffic.
   if (form.sandbox) control.test = true;
   const originHeader = input.header('origin');
+  const userAgent = input.header('user-agent');
   const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
   const cheap = control.honeypotFilled
     ? SPAM
@@ -146,8 +147,8 @@ function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Pa
     data,
     idemKey: (input.header('idempotency-key') ?? control.idempotency)?.slice(0, 255) || null,
     ipKey: limitKey(input.ip),
-    meta: requestMeta(input, originHeader, now),
-    userAgent: input.header('user-agent'),
+    meta: requestMeta(input, originHeader, userAgent, now),
+    userAgent,
     cheap,
     rateLimit: rateLimitOf(settings.rate_limit),
     turnstile: turnstileOf(settings.challenge),
@@ -156,10 +157,10 @@ function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Pa
   };
 }
 
-function requestMeta(input: IntakeRequest, origin: string | undefined, now: Date) {
+function requestMeta(input: IntakeRequest, origin: string | undefined, userAgent: string | undefined, now: Date) {
   const meta: Record<string, unknown> = {
     ip: input.ip,
-    user_agent: input.header('user-agent') ?? null,
+    user_agent: userAgent ?? null,
     origin: origin ?? null,
     referer: input.header('referer') ?? null,
     received_at: now.toISOString(),
