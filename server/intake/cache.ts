@@ -96,7 +96,10 @@ export async function loadEntry(database: Database, formId: string): Promise<Int
   };
   cache.delete(formId);
   cache.set(formId, entry);
-  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+  if (cache.size > MAX_ENTRIES) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
   return entry;
 }
 

@@ -144,15 +144,76 @@ export async function parseSubmission(req: Request, files: FileRules): Promise<P
   );
 }
 
+/** What a multipart parse has collected so far, and its first failure, which ends it. */
+interface Collected {
+  fields: Fields;
+  stored: StoredFile[];
+  writes: Promise<void>[];
+  failure: ApiError | null;
+}
+
+function fail(c: Collected, err: ApiError) {
+  c.failure ??= err;
+}
+
+const fileLimit = (message: string) =>
+  new ApiError('attachment_limit_reached', message, { headers: { Connection: 'close' } });
+
 async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > INTAKE_LIMITS.multipartBytes) {
     throw tooLarge('The multipart body is larger than 16 MiB.');
   }
   if (!req.body) throw malformed('The multipart body is empty.');
-  let bb: busboy.Busboy;
+  const bb = multipartParser(req, rules);
+  const c: Collected = { fields: {}, stored: [], writes: [], failure: null };
+  let total = 0;
+  const source = Readable.fromWeb(req.body as import('node:stream/web').ReadableStream);
+  const counted = source.on('data', (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > INTAKE_LIMITS.multipartBytes) {
+      fail(c, tooLarge('The multipart body is larger than 16 MiB.'));
+      source.destroy();
+    }
+  });
+  // busboy reports an empty or missing part name as undefined (whatever its types say): such a part
+  // is kept under the empty key, as `=value` is in urlencoded bodies.
+  bb.on('field', (partName, value, info) => {
+    const name = partName ?? '';
+    if (info.valueTruncated) fail(c, tooLarge(`Field ${name} is larger than ${INTAKE_LIMITS.fieldBytes / 1024} KB.`));
+    addField(c.fields, name, value);
+  });
+  bb.on('file', (partName, stream, info) => onFile(c, rules, partName ?? '', stream, info));
+  bb.on('filesLimit', () => fail(c, fileLimit(`At most ${rules.maxFiles} files per submission.`)));
+  bb.on('fieldsLimit', () => fail(c, tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`)));
+  bb.on('partsLimit', () => fail(c, tooLarge('The multipart body has too many parts.')));
   try {
-    bb = busboy({
+    await new Promise<void>((resolve, reject) => {
+      bb.on('close', resolve);
+      bb.on('error', (err) => reject(err));
+      counted.on('error', (err) => reject(err));
+      counted.on('close', () => {
+        if (c.failure) resolve();
+      });
+      counted.pipe(bb);
+    });
+    await Promise.all(c.writes);
+  } catch (err) {
+    await Promise.allSettled(c.writes);
+    if (!c.failure) fail(c, malformed(`The multipart body is malformed: ${(err as Error).message}`));
+  }
+  if (c.failure) {
+    await Promise.all(c.stored.map((f) => rules.storage.remove(f.storageKey).catch(() => {})));
+    throw c.failure;
+  }
+  // A file part's value is its fl_ id itself. (An in-band {$file: id} placeholder swapped by a JSON
+  // reviver also matched a text field named "$file", and the fields object around it.)
+  return { fields: sanitize(c.fields) as Fields, files: c.stored, encoding: 'multipart' };
+}
+
+function multipartParser(req: Request, rules: FileRules): busboy.Busboy {
+  try {
+    return busboy({
       headers: { 'content-type': req.headers.get('content-type') ?? '' },
       // Browsers write part names and filenames in UTF-8 (HTML multipart/form-data encoding);
       // busboy's default, latin1, would store "résumé" as "rÃ©sumÃ©".
@@ -168,113 +229,46 @@ async function parseMultipart(req: Request, rules: FileRules): Promise<Parsed> {
   } catch {
     throw malformed('The multipart body has no boundary.');
   }
-  const fields: Fields = {};
-  const stored: StoredFile[] = [];
-  const writes: Promise<void>[] = [];
-  let failure: ApiError | null = null;
-  const fail = (err: ApiError) => {
-    failure ??= err;
-  };
+}
 
-  let total = 0;
-  const source = Readable.fromWeb(req.body as import('node:stream/web').ReadableStream);
-  const counted = source.on('data', (chunk: Buffer) => {
-    total += chunk.length;
-    if (total > INTAKE_LIMITS.multipartBytes) {
-      fail(tooLarge('The multipart body is larger than 16 MiB.'));
-      source.destroy();
-    }
-  });
-
-  // busboy reports an empty or missing part name as undefined (whatever its types say): such a part
-  // is kept under the empty key, as `=value` is in urlencoded bodies.
-  bb.on('field', (partName, value, info) => {
-    const name = partName ?? '';
-    if (info.valueTruncated) fail(tooLarge(`Field ${name} is larger than ${INTAKE_LIMITS.fieldBytes / 1024} KB.`));
-    addField(fields, name, value);
-  });
-  bb.on('file', (partName, stream, info) => {
-    // When the body ends mid-file busboy destroys this stream with an error (and fails the parse
-    // itself too). Until storage reads it, or when it is only drained, nothing else listens, and an
-    // unheard 'error' would be thrown as an uncaught exception: one truncated request would kill the process.
-    stream.on('error', () => {});
-    const name = partName ?? '';
-    if (failure) {
-      stream.resume();
-      return;
-    }
-    if (rules.maxFileBytes === null) {
-      fail(
-        new ApiError('attachment_limit_reached', 'This form accepts no files.', { headers: { Connection: 'close' } }),
-      );
-      stream.resume();
-      return;
-    }
-    if (stored.length + writes.length >= rules.maxFiles) {
-      fail(
-        new ApiError('attachment_limit_reached', `At most ${rules.maxFiles} files per submission.`, {
-          headers: { Connection: 'close' },
-        }),
-      );
-      stream.resume();
-      return;
-    }
-    const id = newId('file');
-    const key = `${rules.orgId}/${id}`;
-    const maxBytes = rules.maxFileBytes;
-    writes.push(
-      rules.storage.write(key, stream, maxBytes).then((r) => {
-        if (r.tooLarge) {
-          fail(
-            new ApiError('attachment_too_large', `File ${info.filename} is larger than ${maxBytes} bytes.`, {
-              headers: { Connection: 'close' },
-            }),
-          );
-          return;
-        }
-        stored.push({
-          id,
-          fieldName: name,
-          filename: (info.filename || 'file').toWellFormed().replaceAll('\u0000', ''),
-          contentType: info.mimeType || 'application/octet-stream',
-          sizeBytes: r.sizeBytes,
-          sha256: r.sha256,
-          storageKey: key,
-        });
-        addField(fields, name, id);
-      }),
-    );
-  });
-  bb.on('filesLimit', () =>
-    fail(
-      new ApiError('attachment_limit_reached', `At most ${rules.maxFiles} files per submission.`, {
-        headers: { Connection: 'close' },
-      }),
-    ),
-  );
-  bb.on('fieldsLimit', () => fail(tooLarge(`The body has more than ${INTAKE_LIMITS.fields} fields.`)));
-  bb.on('partsLimit', () => fail(tooLarge('The multipart body has too many parts.')));
-
-  try {
-    await new Promise<void>((resolve, reject) => {
-      bb.on('close', resolve);
-      bb.on('error', (err) => reject(err));
-      counted.on('error', (err) => reject(err));
-      counted.on('close', () => {
-        if (failure) resolve();
+/** One file part: written to storage within the rules, or drained when the parse has failed or takes no more. */
+function onFile(c: Collected, rules: FileRules, name: string, stream: Readable, info: busboy.FileInfo) {
+  // When the body ends mid-file busboy destroys this stream with an error (and fails the parse
+  // itself too). Until storage reads it, or when it is only drained, nothing else listens, and an
+  // unheard 'error' would be thrown as an uncaught exception: one truncated request would kill the process.
+  stream.on('error', () => {});
+  if (!c.failure && rules.maxFileBytes === null) fail(c, fileLimit('This form accepts no files.'));
+  if (!c.failure && c.stored.length + c.writes.length >= rules.maxFiles) {
+    fail(c, fileLimit(`At most ${rules.maxFiles} files per submission.`));
+  }
+  const maxBytes = rules.maxFileBytes;
+  if (c.failure || maxBytes === null) {
+    stream.resume();
+    return;
+  }
+  const id = newId('file');
+  const key = `${rules.orgId}/${id}`;
+  c.writes.push(
+    rules.storage.write(key, stream, maxBytes).then((r) => {
+      if (r.tooLarge) {
+        fail(
+          c,
+          new ApiError('attachment_too_large', `File ${info.filename} is larger than ${maxBytes} bytes.`, {
+            headers: { Connection: 'close' },
+          }),
+        );
+        return;
+      }
+      c.stored.push({
+        id,
+        fieldName: name,
+        filename: (info.filename || 'file').toWellFormed().replaceAll('\u0000', ''),
+        contentType: info.mimeType || 'application/octet-stream',
+        sizeBytes: r.sizeBytes,
+        sha256: r.sha256,
+        storageKey: key,
       });
-      counted.pipe(bb);
-    });
-    await Promise.all(writes);
-  } catch (err) {
-    await Promise.allSettled(writes);
-    if (!failure) fail(malformed(`The multipart body is malformed: ${(err as Error).message}`));
-  }
-  if (failure) {
-    await Promise.all(stored.map((f) => rules.storage.remove(f.storageKey).catch(() => {})));
-    throw failure;
-  }
-  // A file part's value is its fl_ id itself. (An in-band {$file: id} placeholder swapped by a JSON
-  // reviver also matched a text field named "$file", and the fields object around it.)
-  return { fields: sanitize(fields) as Fields, files: stored, encoding: 'multipart' };
+      addField(c.fields, name, id);
+    }),
+  );
 }

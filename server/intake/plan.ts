@@ -131,16 +131,20 @@ export async function readFormRoutes(tx: Db, orgId: string, form: PlanInput['for
 function streamViews(candidatesOf: FormRoutes['viaStreams'], input: PlanInput) {
   const byRoute = new Map<string, FormRoutes['viaStreams']>();
   for (const row of candidatesOf) byRoute.set(row.route.id, [...(byRoute.get(row.route.id) ?? []), row]);
-  return [...byRoute.values()].map((candidates) => {
+  const views = [];
+  for (const candidates of byRoute.values()) {
+    const { route, type, enabled, slug } = candidates[0];
+    // Every candidate matched the form by id or selector, so one wins, and a stream route has a stream.
     const source = pickSource(
       candidates.map((c) => c.source),
       input.form,
-    ) as (typeof candidates)[number]['source'];
-    const { route, type, enabled, slug } = candidates[0];
+    );
+    if (!source || route.streamId === null) continue;
     const mapped = applyMapping(source.mapping as Mapping, input.submission.data);
-    const view: StreamView = { stream: { id: route.streamId as string, slug }, version: source.version, ...mapped };
-    return { route, type, enabled, view };
-  });
+    const view: StreamView = { stream: { id: route.streamId, slug }, version: source.version, ...mapped };
+    views.push({ route, type, enabled, view });
+  }
+  return views;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from './checks.js';
 import { coerceFormData } from './coerce.js';
 import { type Parsed, parseSubmission } from './parse.js';
-import { planFromRoutes, readFormRoutes } from './plan.js';
+import { type FormRoutes, planFromRoutes, readFormRoutes } from './plan.js';
 import { submissionEvent, writeInOneStatement } from './write.js';
 
 export type FormRow = typeof forms.$inferSelect;
@@ -52,6 +52,296 @@ interface RateLimit {
   window_s: number;
 }
 
+const RECEIVED: Verdict = { status: 'received', reason: null };
+const SPAM: Verdict = { status: 'spam', reason: null };
+const ORIGIN_REJECTED: Verdict = { status: 'quarantined', reason: 'origin_rejected' };
+const RATE_LIMITED: Verdict = { status: 'quarantined', reason: 'rate_limited' };
+const TURNSTILE_FAILED: Verdict = { status: 'quarantined', reason: 'turnstile_failed' };
+const OVER_QUOTA: Verdict = { status: 'quarantined', reason: 'over_quota' };
+
+/**
+ * POST /s/{formId}, in the spec's order: parse → strip control fields → cheap checks that store
+ * with a status (honeypot, origin, rate limit, challenge) → schema check (enforce and managed
+ * quarantine a violation) → quota → store the submission, its planned deliveries and its event
+ * together. `decide` takes everything that needs no lock; `store` makes the checks that count
+ * rows (rate limit, quota) once each, under the lock (checkUnderLock). The entry is the form as
+ * intake's cache has it: a store that finds it stale reads it again and decides once more, this
+ * time authoritatively.
+ */
+export async function intake(deps: Deps, input: IntakeRequest, first: IntakeEntry): Promise<Outcome> {
+  const now = deps.now();
+  const limits = limitsOf(deps.config, first.org, now);
+  const parsed = await parseSubmission(input.req, {
+    orgId: first.org.id,
+    storage: deps.storage,
+    maxFileBytes: first.form.sandbox ? null : limits.attachment_max_bytes,
+    maxFiles: limits.attachments_per_submission,
+  });
+  try {
+    try {
+      return await decideAndStore(deps, input, first, parsed, now);
+    } catch (err) {
+      if (!(err instanceof StaleEntry)) throw err;
+      const fresh = await loadEntry(deps.database, first.form.id);
+      return await decideAndStore(deps, input, fresh, parsed, now, true);
+    }
+  } catch (err) {
+    await removeFiles(deps, parsed);
+    throw err;
+  }
+}
+
+/**
+ * What a request and its form's entry decide without reading or locking anything: the data and
+ * control fields, the cheap checks' verdict (honeypot, origin), the schema step's finding, and
+ * which of the checks that count (rate limit, quota) or ask (challenge) still apply.
+ */
+interface Decision {
+  entry: IntakeEntry;
+  parsed: Parsed;
+  now: Date;
+  control: Control;
+  data: Record<string, unknown>;
+  idemKey: string | null;
+  /** what the rate limit counts by, stored as client_ip: the IPv4 address, or an IPv6 client's /64 */
+  ipKey: string;
+  meta: Record<string, unknown>;
+  userAgent: string | undefined;
+  /** the honeypot's and the origin's verdict; only a received one goes on to the other checks */
+  cheap: Verdict;
+  rateLimit: RateLimit | null;
+  /** set when the form asks for a Turnstile challenge: its own secret, if it has one */
+  turnstile: { secret: string | undefined } | null;
+  /** null when the form has no current schema or the cheap checks stopped the submission */
+  schema: IntakeSchemaResult | null;
+  quotaApplies: boolean;
+}
+
+/** Pure: reads nothing, awaits nothing. */
+function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Parsed, now: Date): Decision {
+  const { form, org } = entry;
+  const settings = form.settings;
+  const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
+  const fileIds = parsed.files.length ? new Set(parsed.files.map((f) => f.id)) : undefined;
+  const split = splitControl(parsed.fields, honeypot, fileIds);
+  const { control } = split;
+  // Form-encoded values are strings: typed as the current schema declares before anything reads
+  // them, so validation, the stored row, its deliveries and exports all see 25, not "25".
+  const data =
+    parsed.encoding !== 'json' && entry.rules ? coerceFormData(split.data, entry.rules, org.timezone) : split.data;
+  // A sandbox form keeps only inert test submissions: no deliveries, events or outbound traffic.
+  if (form.sandbox) control.test = true;
+  const originHeader = input.header('origin');
+  const userAgent = input.header('user-agent');
+  const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
+  const cheap = control.honeypotFilled
+    ? SPAM
+    : // the service's own pages (the hosted form, /f/{formId}) post from its own origin
+      originAllowed(settings.allowed_origins, origin, canonicalOrigin(deps.config.publicBaseUrl))
+      ? RECEIVED
+      : ORIGIN_REJECTED;
+  return {
+    entry,
+    parsed,
+    now,
+    control,
+    data,
+    idemKey: (input.header('idempotency-key') ?? control.idempotency)?.slice(0, 255) || null,
+    ipKey: limitKey(input.ip),
+    meta: requestMeta(input, originHeader, userAgent, now),
+    userAgent,
+    cheap,
+    rateLimit: rateLimitOf(settings.rate_limit),
+    turnstile: turnstileOf(settings.challenge),
+    schema: cheap.status === 'received' ? checkAgainstSchema(form, entry.schema, data) : null,
+    quotaApplies: !control.test && limitsOf(deps.config, org, now).submissions_per_month !== null,
+  };
+}
+
+function requestMeta(input: IntakeRequest, origin: string | undefined, userAgent: string | undefined, now: Date) {
+  const meta: Record<string, unknown> = {
+    ip: input.ip,
+    user_agent: userAgent ?? null,
+    origin: origin ?? null,
+    referer: input.header('referer') ?? null,
+    received_at: now.toISOString(),
+    content_type: input.header('content-type') ?? null,
+  };
+  const country = input.header('cf-ipcountry') ?? input.header('x-vercel-ip-country') ?? input.header('x-country-code');
+  if (country && /^[A-Za-z]{2}$/.test(country)) meta.country = country.toUpperCase();
+  return meta;
+}
+
+function rateLimitOf(v: unknown): RateLimit | null {
+  if (!v || typeof v !== 'object' || !('max' in v) || !('window_s' in v)) return null;
+  const { max, window_s } = v;
+  const positive = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n > 0;
+  return positive(max) && positive(window_s) ? { max, window_s } : null;
+}
+
+function turnstileOf(v: unknown): Decision['turnstile'] {
+  if (!v || typeof v !== 'object' || !('provider' in v) || v.provider !== 'turnstile') return null;
+  return { secret: 'secret' in v && typeof v.secret === 'string' ? v.secret : undefined };
+}
+
+async function decideAndStore(
+  deps: Deps,
+  input: IntakeRequest,
+  entry: IntakeEntry,
+  parsed: Parsed,
+  now: Date,
+  authoritative = false,
+): Promise<Outcome> {
+  const d = decide(deps, input, entry, parsed, now);
+  if (!authoritative && storesAtOnce(d)) return storeAtOnce(deps, d);
+  if (d.idemKey) {
+    const existing = await findByIdempotency(deps.database.db, entry.form.id, d.idemKey);
+    if (existing) return replay(deps, d, existing);
+  }
+  return store(deps, d, await challengeThenSchema(deps, input, d), authoritative);
+}
+
+/**
+ * The common case, stored in one statement: no files, no sandbox, nothing to count or ask first
+ * (rate limit, challenge, quota) and no drift to record.
+ */
+function storesAtOnce(d: Decision): boolean {
+  if (d.parsed.files.length || d.entry.form.sandbox) return false;
+  if (d.cheap.status !== 'received') return true;
+  if (d.rateLimit || d.turnstile || d.schema?.drift.length) return false;
+  const verdict = d.schema?.violation?.verdict ?? d.cheap;
+  return !(verdict.status === 'received' && d.quotaApplies);
+}
+
+async function storeAtOnce(deps: Deps, d: Decision): Promise<Outcome> {
+  const { entry } = d;
+  const violation = d.schema?.violation;
+  const verdict = violation?.verdict ?? d.cheap;
+  const submission = submissionRow(d, verdict, violation?.issues ?? null);
+  const planned = entry.form.status === 'paused' ? [] : planFromRoutes(entry.routes, planInput(entry, submission));
+  const eventType = eventTypeOf(entry.form, verdict.status);
+  const written = await writeInOneStatement(deps.database, entry, submission, planned, eventType, deps.handoff);
+  if (written.result === 'stale') throw new StaleEntry();
+  if (written.result === 'repeat') return replayRepeat(deps, d);
+  if (written.dispatched || written.pending) deps.wake();
+  return storedOutcome(
+    d,
+    submission,
+    planned.map((p) => p.id),
+  );
+}
+
+/** A verdict with what the schema step found; `schema` is set only when the submission reached that step. */
+interface Checked {
+  verdict: Verdict;
+  issues: unknown[] | null;
+  schema: IntakeSchemaResult | null;
+}
+
+/**
+ * The checks that need no lock but an await: the challenge (the one outside call), then the schema
+ * step's verdict. A failed challenge skips the schema step: it raises no drift. The rate limit is
+ * counted later, under its lock, and wins over both (a flood reads rate_limited whatever its token).
+ */
+async function challengeThenSchema(deps: Deps, input: IntakeRequest, d: Decision): Promise<Checked> {
+  if (d.cheap.status !== 'received') return { verdict: d.cheap, issues: null, schema: null };
+  if (d.turnstile) {
+    const secret = d.turnstile.secret ?? deps.config.turnstileSecretKey;
+    const check = await verifyTurnstile(deps, secret, d.control.turnstileToken, input.ip);
+    if (!check.ok) return { verdict: TURNSTILE_FAILED, issues: null, schema: null };
+  }
+  const violation = d.schema?.violation;
+  return { verdict: violation?.verdict ?? d.cheap, issues: violation?.issues ?? null, schema: d.schema };
+}
+
+/** Stores a checked submission in one transaction, after the check under the lock. */
+async function store(deps: Deps, d: Decision, checked: Checked, authoritative: boolean): Promise<Outcome> {
+  const result = await deps.database.db.transaction(async (tx) => {
+    const locked = await checkUnderLock(tx, deps, d, checked, authoritative);
+    const submission = submissionRow(d, locked.verdict, locked.issues);
+    const inserted = await tx
+      .insert(submissions)
+      .values(submission)
+      .onConflictDoNothing({
+        target: [submissions.formId, submissions.idempotencyKey],
+        where: sql`idempotency_key is not null`,
+      })
+      .returning();
+    if (!inserted.length) return null; // a concurrent repeat with the same idempotency key won
+    const stored = inserted[0];
+    await insertAttachments(tx, d, stored.id);
+    // Only what reached the schema step raises drift, and a rate-limited flood does not.
+    const drift = locked.verdict.reason === 'rate_limited' ? null : checked.schema;
+    const fromDrift = drift?.drift.length ? await storeDrift(tx, d, stored, drift) : 0;
+    const { form } = d.entry;
+    const planned =
+      form.status === 'paused' || form.sandbox ? [] : planFromRoutes(locked.routes, planInput(d.entry, stored));
+    if (planned.length) await tx.insert(deliveries).values(planned);
+    const eventType = eventTypeOf(form, stored.status);
+    const fromEvent = eventType ? (await appendEvent(tx, submissionEvent(eventType, stored, planned))).dispatched : 0;
+    return { stored, planned, retryAfter: locked.retryAfter, dispatched: fromDrift + fromEvent };
+  });
+  if (!result) return replayRepeat(deps, d);
+  if (result.dispatched || result.planned.some((p) => p.status === 'pending')) deps.wake();
+  return storedOutcome(
+    d,
+    result.stored,
+    result.planned.map((p) => p.id),
+    result.retryAfter,
+  );
+}
+
+interface Locked {
+  routes: FormRoutes;
+  verdict: Verdict;
+  issues: unknown[] | null;
+  /** seconds until the rate-limit window lets the next one in */
+  retryAfter?: number;
+}
+
+/**
+ * The one check under the lock, made before anything is written, in this order:
+ * - the rate limit, counted once under one advisory lock per (form, IP);
+ * - the entry is still current: the organization's config_gen is the one it was read at (cache.ts).
+ *   When it moved, a first try throws StaleEntry to be decided again on a fresh entry; the second,
+ *   authoritative try reads the routes as they stand in this transaction instead of looping (an
+ *   organization being set up changes often);
+ * - the sandbox's allowance;
+ * - the quota, counted once under the organization's row, which the gen read locks when the quota
+ *   applies (the release of held deliveries takes it too).
+ * Both counts are exact under concurrency and across processes.
+ */
+async function checkUnderLock(
+  tx: Db,
+  deps: Deps,
+  d: Decision,
+  checked: Checked,
+  authoritative: boolean,
+): Promise<Locked> {
+  const { form, org } = d.entry;
+  let { verdict, issues } = checked;
+  let retryAfter: number | undefined;
+  if (d.cheap.status === 'received' && d.rateLimit) {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${form.id}|${d.ipKey}`}, 0))`);
+    const rl = await recentFromIp(tx, form.id, d.ipKey, d.rateLimit, d.now);
+    if (rl.over) {
+      verdict = RATE_LIMITED;
+      issues = null;
+      retryAfter = rl.retryAfter;
+    }
+  }
+  const quotaLock = verdict.status === 'received' && d.quotaApplies;
+  const genQuery = tx.select({ gen: organizations.configGen }).from(organizations).where(eq(organizations.id, org.id));
+  const [current] = quotaLock ? await genQuery.for('no key update') : await genQuery;
+  if (!current) throw formNotFound(form.id);
+  const moved = Number(current.gen) !== d.entry.gen;
+  if (moved && !authoritative) throw new StaleEntry();
+  const routes = moved ? await readFormRoutes(tx, org.id, form) : d.entry.routes;
+  if (form.sandbox) await admitSandboxSubmission(tx, form.id, d.now);
+  if (quotaLock && (await overQuota(tx, deps, org, d.now))) return { routes, verdict: OVER_QUOTA, issues: null };
+  return { routes, verdict, issues, retryAfter };
+}
+
 /** Accepted submissions of one client IP to one form in the window (rate-limited ones do not count). */
 async function recentFromIp(db: Db, formId: string, ip: string, rl: RateLimit, now: Date) {
   const since = new Date(now.getTime() - rl.window_s * 1000);
@@ -79,41 +369,62 @@ async function overQuota(db: Db, deps: Deps, org: OrgRow, now: Date): Promise<bo
   return (await quotaUsed(db, org.id, now)) >= max;
 }
 
-function validRateLimit(v: unknown): RateLimit | null {
-  const r = v as RateLimit | null | undefined;
-  return r && Number.isInteger(r.max) && Number.isInteger(r.window_s) && r.max > 0 && r.window_s > 0 ? r : null;
+function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null): SubmissionRow {
+  const { form, org } = d.entry;
+  return {
+    id: newId('submission'),
+    orgId: org.id,
+    formId: form.id,
+    status: v.status,
+    quarantineReason: v.reason,
+    test: d.control.test,
+    data: d.data,
+    formSchemaVersion: form.currentSchemaVersion,
+    issues,
+    drift: null,
+    spam: spamScore(d.data, d.control.honeypotFilled, d.userAgent),
+    meta: d.meta,
+    clientIp: d.ipKey,
+    idempotencyKey: d.idemKey,
+    subjectHint: d.control.subject ?? null,
+    receivedAt: d.now,
+  };
 }
 
-/**
- * POST /s/{formId}, in the spec's order: parse → strip control fields → cheap checks that store
- * with a status (honeypot, origin, rate limit, challenge) → schema check (enforce and managed
- * quarantine a violation) → quota → store the submission, its planned deliveries and its event
- * together. The entry is the form as intake's cache has it; a one-statement write that finds it
- * stale (see cache.ts) reads it again and decides again in the transaction, which reads the routes
- * inside it when they moved meanwhile, so a change of routes or settings is never missed.
- */
-export async function intake(deps: Deps, input: IntakeRequest, first: IntakeEntry): Promise<Outcome> {
-  let entry = first;
-  const now = deps.now();
-  const limits = limitsOf(deps.config, entry.org, now);
-  const parsed = await parseSubmission(input.req, {
-    orgId: entry.org.id,
-    storage: deps.storage,
-    maxFileBytes: entry.form.sandbox ? null : limits.attachment_max_bytes,
-    maxFiles: limits.attachments_per_submission,
+async function insertAttachments(tx: Db, d: Decision, submissionId: string) {
+  if (!d.parsed.files.length) return;
+  await tx.insert(attachments).values(
+    d.parsed.files.map((f) => ({
+      id: f.id,
+      orgId: d.entry.org.id,
+      formId: d.entry.form.id,
+      submissionId,
+      fieldName: f.fieldName,
+      filename: f.filename,
+      contentType: f.contentType,
+      sizeBytes: f.sizeBytes,
+      sha256: f.sha256,
+      storageKey: f.storageKey,
+      createdAt: d.now,
+    })),
+  );
+}
+
+/** Records the schema step's drift findings against the stored submission; answers what was fanned out. */
+async function storeDrift(tx: Db, d: Decision, stored: SubmissionRow, schema: IntakeSchemaResult): Promise<number> {
+  const drift = await recordDrift(tx, {
+    orgId: d.entry.org.id,
+    formId: d.entry.form.id,
+    submissionId: stored.id,
+    schemaVersion: schema.version,
+    findings: schema.drift,
+    now: d.now,
   });
-  try {
-    try {
-      return await decideAndStore(deps, input, entry, parsed, now);
-    } catch (err) {
-      if (!(err instanceof StaleEntry)) throw err;
-      entry = await loadEntry(deps.database, entry.form.id);
-      return await decideAndStore(deps, input, entry, parsed, now, true);
-    }
-  } catch (err) {
-    await Promise.all(parsed.files.map((f) => deps.storage.remove(f.storageKey).catch(() => {})));
-    throw err;
+  if (drift.refs.length) {
+    await tx.update(submissions).set({ drift: drift.refs }).where(eq(submissions.id, stored.id));
+    stored.drift = drift.refs;
   }
+  return drift.dispatched;
 }
 
 function eventTypeOf(form: FormRow, status: string) {
@@ -121,248 +432,6 @@ function eventTypeOf(form: FormRow, status: string) {
   if (status === 'received') return 'submission.received' as const;
   if (status === 'quarantined') return 'submission.quarantined' as const;
   return null;
-}
-
-async function decideAndStore(
-  deps: Deps,
-  input: IntakeRequest,
-  entry: IntakeEntry,
-  parsed: Parsed,
-  now: Date,
-  /** after a stale entry: the transaction, which reads the routes again inside it when they moved */
-  authoritative = false,
-): Promise<Outcome> {
-  const { form, org } = entry;
-  const db = deps.database.db;
-  const limits = limitsOf(deps.config, org, now);
-  const settings = form.settings;
-  const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
-  const split = splitControl(
-    parsed.fields,
-    honeypot,
-    parsed.files.length ? new Set(parsed.files.map((f) => f.id)) : undefined,
-  );
-  const { control } = split;
-  // Form-encoded values are strings: typed as the current schema declares before anything reads
-  // them, so validation, the stored row, its deliveries and exports all see 25, not "25".
-  const data =
-    parsed.encoding !== 'json' && entry.rules
-      ? coerceFormData(split.data, entry.rules, entry.org.timezone)
-      : split.data;
-  // A sandbox form keeps only inert test submissions: no deliveries, events or outbound traffic.
-  if (form.sandbox) control.test = true;
-  const idemKey = (input.header('idempotency-key') ?? control.idempotency)?.slice(0, 255) || null;
-
-  const originHeader = input.header('origin');
-  const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
-  const userAgent = input.header('user-agent');
-  const rateLimit = validRateLimit(settings.rate_limit);
-  // client_ip holds what the rate limit counts by: the IPv4 address, or an IPv6 client's /64.
-  const ipKey = limitKey(input.ip);
-  const challenge = settings.challenge as { provider?: string; secret?: string } | null | undefined;
-  const quotaApplies = !control.test && limits.submissions_per_month !== null;
-
-  let verdict: Verdict = { status: 'received', reason: null };
-  if (control.honeypotFilled) verdict = { status: 'spam', reason: null };
-  else if (!originAllowed(settings.allowed_origins, origin, canonicalOrigin(deps.config.publicBaseUrl)))
-    verdict = { status: 'quarantined', reason: 'origin_rejected' };
-
-  const meta: Record<string, unknown> = {
-    ip: input.ip,
-    user_agent: userAgent ?? null,
-    origin: originHeader ?? null,
-    referer: input.header('referer') ?? null,
-    received_at: now.toISOString(),
-    content_type: input.header('content-type') ?? null,
-  };
-  const country = input.header('cf-ipcountry') ?? input.header('x-vercel-ip-country') ?? input.header('x-country-code');
-  if (country && /^[A-Za-z]{2}$/.test(country)) meta.country = country.toUpperCase();
-  const row = (v: Verdict, issues: unknown[] | null): SubmissionRow => ({
-    id: newId('submission'),
-    orgId: org.id,
-    formId: form.id,
-    status: v.status,
-    quarantineReason: v.reason,
-    test: control.test,
-    data,
-    formSchemaVersion: form.currentSchemaVersion,
-    issues,
-    drift: null,
-    spam: spamScore(data, control.honeypotFilled, userAgent),
-    meta,
-    clientIp: ipKey,
-    idempotencyKey: idemKey,
-    subjectHint: control.subject ?? null,
-    receivedAt: now,
-  });
-  const outcome = (submission: SubmissionRow, deliveryIds: string[], retryAfter?: number): Outcome => ({
-    form,
-    submission,
-    idempotent: false,
-    deliveryIds,
-    fileIds: parsed.files.map((f) => f.id),
-    control,
-    encoding: parsed.encoding,
-    retryAfter,
-  });
-
-  // The common case in one statement: no files, no sandbox, and no check that must count or ask
-  // something first (rate limit, challenge, quota) or record drift.
-  const checksFirst = verdict.status === 'received' && (rateLimit !== null || challenge?.provider === 'turnstile');
-  if (!parsed.files.length && !form.sandbox && !checksFirst && !authoritative) {
-    const schema = verdict.status === 'received' ? checkAgainstSchema(form, entry.schema, data) : null;
-    const v = schema?.violation?.verdict ?? verdict;
-    if (!schema?.drift.length && !(v.status === 'received' && quotaApplies)) {
-      const submission = row(v, schema?.violation?.issues ?? null);
-      const planned = form.status === 'paused' ? [] : planFromRoutes(entry.routes, planInput(entry, submission));
-      const written = await writeInOneStatement(
-        deps.database,
-        entry,
-        submission,
-        planned,
-        eventTypeOf(form, v.status),
-        deps.handoff,
-      );
-      if (written.result === 'stale') throw new StaleEntry();
-      if (written.result === 'repeat') {
-        const existing = await findByIdempotency(db, form.id, idemKey as string);
-        return replay(deps, form, existing as SubmissionRow, control, parsed);
-      }
-      if (written.dispatched || written.pending) deps.wake();
-      return outcome(
-        submission,
-        planned.map((d) => d.id),
-      );
-    }
-  }
-
-  if (idemKey) {
-    const existing = await findByIdempotency(db, form.id, idemKey);
-    if (existing) return replay(deps, form, existing, control, parsed);
-  }
-  let retryAfter: number | undefined;
-  if (verdict.status === 'received' && rateLimit) {
-    const rl = await recentFromIp(db, form.id, ipKey, rateLimit, now);
-    if (rl.over) {
-      verdict = { status: 'quarantined', reason: 'rate_limited' };
-      retryAfter = rl.retryAfter;
-    }
-  }
-  if (verdict.status === 'received' && challenge?.provider === 'turnstile') {
-    const secret = challenge.secret ?? deps.config.turnstileSecretKey;
-    const check = await verifyTurnstile(deps, secret, control.turnstileToken, input.ip);
-    if (!check.ok) verdict = { status: 'quarantined', reason: 'turnstile_failed' };
-  }
-  let issues: unknown[] | null = null;
-  // Only what reaches the schema step is compared: spam, rejected origins, rate-limited floods and
-  // failed challenges raise no drift.
-  let schema: IntakeSchemaResult | null = null;
-  if (verdict.status === 'received') {
-    schema = checkAgainstSchema(form, entry.schema, data);
-    if (schema?.violation) ({ verdict, issues } = schema.violation);
-  }
-  if (verdict.status === 'received' && quotaApplies && (await overQuota(db, deps, org, now))) {
-    verdict = { status: 'quarantined', reason: 'over_quota' };
-  }
-
-  const result = await db.transaction(async (tx) => {
-    // The entry decided everything so far: it must still be current (cache.ts). When the quota
-    // applies, the organization's row is also the quota's lock (the release of held deliveries
-    // takes it too): exact under concurrency and across processes.
-    const lockOrg = verdict.status === 'received' && quotaApplies;
-    const genQuery = tx
-      .select({ gen: organizations.configGen })
-      .from(organizations)
-      .where(eq(organizations.id, org.id));
-    const [current] = lockOrg ? await genQuery.for('no key update') : await genQuery;
-    // The configuration moved since the entry was read: decide again on a fresh read. The second
-    // time (authoritative) the entry is a moment old; should another change land while its
-    // challenge or count runs (an organization being set up changes often), the routes are read
-    // again here, as they stand in this transaction, instead of looping.
-    if (!current) throw formNotFound(form.id);
-    const moved = Number(current.gen) !== entry.gen;
-    if (moved && !authoritative) throw new StaleEntry();
-    const formRoutes = moved ? await readFormRoutes(tx, org.id, form) : entry.routes;
-    if (form.sandbox) await admitSandboxSubmission(tx, form.id, now);
-    let v = verdict;
-    let wait = retryAfter;
-    if (v.status === 'received' && rateLimit) {
-      // Exact under concurrency and across processes: one lock per (form, IP), then count again.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${form.id}|${ipKey}`}, 0))`);
-      const rl = await recentFromIp(tx, form.id, ipKey, rateLimit, now);
-      if (rl.over) {
-        v = { status: 'quarantined', reason: 'rate_limited' };
-        wait = rl.retryAfter;
-      }
-    }
-    if (v.status === 'received' && quotaApplies && (await overQuota(tx, deps, org, now))) {
-      v = { status: 'quarantined', reason: 'over_quota' };
-    }
-    const submission = row(v, v === verdict ? issues : null);
-    const inserted = await tx
-      .insert(submissions)
-      .values(submission)
-      .onConflictDoNothing({
-        target: [submissions.formId, submissions.idempotencyKey],
-        where: sql`idempotency_key is not null`,
-      })
-      .returning();
-    if (!inserted.length) return null; // a concurrent repeat with the same idempotency key won
-    const stored = inserted[0];
-    if (parsed.files.length) {
-      await tx.insert(attachments).values(
-        parsed.files.map((f) => ({
-          id: f.id,
-          orgId: org.id,
-          formId: form.id,
-          submissionId: stored.id,
-          fieldName: f.fieldName,
-          filename: f.filename,
-          contentType: f.contentType,
-          sizeBytes: f.sizeBytes,
-          sha256: f.sha256,
-          storageKey: f.storageKey,
-          createdAt: now,
-        })),
-      );
-    }
-    let dispatched = 0;
-    if (schema?.drift.length && v.reason !== 'rate_limited') {
-      const drift = await recordDrift(tx, {
-        orgId: org.id,
-        formId: form.id,
-        submissionId: stored.id,
-        schemaVersion: schema.version,
-        findings: schema.drift,
-        now,
-      });
-      dispatched += drift.dispatched;
-      if (drift.refs.length) {
-        await tx.update(submissions).set({ drift: drift.refs }).where(eq(submissions.id, stored.id));
-        stored.drift = drift.refs;
-      }
-    }
-    const planned =
-      form.status === 'paused' || form.sandbox ? [] : planFromRoutes(formRoutes, planInput(entry, stored));
-    if (planned.length) await tx.insert(deliveries).values(planned);
-    const eventType = eventTypeOf(form, v.status);
-    if (eventType) {
-      const appended = await appendEvent(tx, submissionEvent(eventType, stored, planned));
-      dispatched += appended.dispatched;
-    }
-    return { submission: stored, planned, retryAfter: wait, dispatched };
-  });
-
-  if (!result) {
-    const existing = await findByIdempotency(db, form.id, idemKey as string);
-    return replay(deps, form, existing as SubmissionRow, control, parsed);
-  }
-  if (result.dispatched || result.planned.some((d) => d.status === 'pending')) deps.wake();
-  return outcome(
-    result.submission,
-    result.planned.map((d) => d.id),
-    result.retryAfter,
-  );
 }
 
 /** What planning needs of a submission about to be stored. */
@@ -383,6 +452,19 @@ function planInput(entry: IntakeEntry, s: SubmissionRow) {
   };
 }
 
+function storedOutcome(d: Decision, submission: SubmissionRow, deliveryIds: string[], retryAfter?: number): Outcome {
+  return {
+    form: d.entry.form,
+    submission,
+    idempotent: false,
+    deliveryIds,
+    fileIds: d.parsed.files.map((f) => f.id),
+    control: d.control,
+    encoding: d.parsed.encoding,
+    retryAfter,
+  };
+}
+
 async function findByIdempotency(db: Db, formId: string, key: string) {
   const [row] = await db
     .select()
@@ -392,9 +474,16 @@ async function findByIdempotency(db: Db, formId: string, key: string) {
   return row;
 }
 
+/** After a write that lost to the same idempotency key: the answer is the submission that won. */
+async function replayRepeat(deps: Deps, d: Decision): Promise<Outcome> {
+  const won = d.idemKey === null ? undefined : await findByIdempotency(deps.database.db, d.entry.form.id, d.idemKey);
+  if (!won) throw new Error(`a write of form ${d.entry.form.id} lost to an idempotency key no submission holds`);
+  return replay(deps, d, won);
+}
+
 /** A repeat of an idempotency key: the original submission, nothing stored again. */
-async function replay(deps: Deps, form: FormRow, original: SubmissionRow, control: Control, parsed: Parsed) {
-  await Promise.all(parsed.files.map((f) => deps.storage.remove(f.storageKey).catch(() => {})));
+async function replay(deps: Deps, d: Decision, original: SubmissionRow): Promise<Outcome> {
+  await removeFiles(deps, d.parsed);
   const planned = await deps.database.db
     .select({ id: deliveries.id })
     .from(deliveries)
@@ -404,12 +493,16 @@ async function replay(deps: Deps, form: FormRow, original: SubmissionRow, contro
     .from(attachments)
     .where(eq(attachments.submissionId, original.id));
   return {
-    form,
+    form: d.entry.form,
     submission: original,
     idempotent: true,
-    deliveryIds: planned.map((d) => d.id),
+    deliveryIds: planned.map((p) => p.id),
     fileIds: files.map((f) => f.id),
-    control,
-    encoding: parsed.encoding,
+    control: d.control,
+    encoding: d.parsed.encoding,
   };
+}
+
+async function removeFiles(deps: Deps, parsed: Parsed) {
+  await Promise.all(parsed.files.map((f) => deps.storage.remove(f.storageKey).catch(() => {})));
 }

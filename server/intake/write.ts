@@ -31,13 +31,6 @@ export function submissionEvent(
   };
 }
 
-/**
- * Intake's common case in one statement, one round trip: the submission, its planned deliveries,
- * its event and the event's system-webhook deliveries, all or nothing, grouped with other
- * requests' writes when the database is busy (batch.ts). Nothing is inserted unless the
- * organization's config_gen still equals the gen the caller decided with (see cache.ts). A repeat
- * of an idempotency key inserts nothing either (ON CONFLICT).
- */
 /** camelCase → snake_case of the few column names there are, each converted once. */
 const snakeKeys = new Map<string, string>();
 
@@ -58,10 +51,13 @@ function snake(row: Record<string, unknown>) {
 export type OneStatementResult = 'stored' | 'stale' | 'repeat';
 
 /**
- * Writes a decided submission with its deliveries and event in one statement. `stale` when the
- * organization's config_gen moved (nothing written), `repeat` when its idempotency key was taken.
- * `eventType` null appends no event (spam). `pending`: deliveries left for a claim (the caller
- * wakes the workers for them); those handed off are queued in this process's worker.
+ * Intake's common case in one statement, one round trip: the submission, its planned deliveries,
+ * its event and the event's system-webhook deliveries, all or nothing, grouped with other
+ * requests' writes when the database is busy (batch.ts). `stale` when the organization's
+ * config_gen no longer equals the gen the caller decided with (cache.ts), `repeat` when the
+ * idempotency key was taken (ON CONFLICT): either way nothing is written. `eventType` null appends
+ * no event (spam). `pending`: deliveries left for a claim (the caller wakes the workers for them);
+ * those handed off are queued in this process's worker.
  */
 export async function writeInOneStatement(
   database: Database,
@@ -86,7 +82,7 @@ export async function writeInOneStatement(
   };
   const deliveryRows = planned.map((d) => {
     const n = wanted.get(d.destinationId) ?? 0;
-    if (d.status !== 'pending' || !d.nextAttemptAt || !handoff || handoff.room(d.destinationId) <= n) {
+    if (d.status !== 'pending' || !d.nextAttemptAt || !handoff || !lease || handoff.room(d.destinationId) <= n) {
       return { ...rowOf(d), attempts: 0, lease_until: null };
     }
     wanted.set(d.destinationId, n + 1);
@@ -102,7 +98,7 @@ export async function writeInOneStatement(
       form_id: d.formId,
       route_id: d.routeId,
       type: d.destinationType,
-      lease_until: lease as Date,
+      lease_until: lease,
     });
     return { ...rowOf(d), status: 'sending', attempts: 1, lease_until: lease };
   });

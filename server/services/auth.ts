@@ -8,12 +8,14 @@ import {
   type VerifyCodeResponse,
 } from '../../shared/contracts/auth.js';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { apiKeys, emailCodes, sessions } from '../db/schema.js';
 import type { Deps, KeyScope } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { limitKey } from '../http/ip.js';
+import { routeOf } from './next-steps.js';
 import { userWithPersonalOrg } from './orgs.js';
 import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from './secrets.js';
 
@@ -107,7 +109,7 @@ export async function requestCode(deps: Deps, email: string, clientIp: string) {
   return {
     ok: true as const,
     expires_in: CODE_TTL_SECONDS,
-    next: 'POST /v1/auth/verify-code {"email": "<the address>", "code": "<6 digits from the mail>"} mints an API key.',
+    next: `${routeOf(ops.auth.verifyCode)} {"email": "<the address>", "code": "<6 digits from the mail>"} mints an API key.`,
   };
 }
 
@@ -126,7 +128,7 @@ async function consumeCode(deps: Deps, email: string, code: string) {
     .limit(1);
   const invalid = () =>
     new ApiError('unauthorized', 'The code is wrong or has expired.', {
-      hint: 'Ask for a new code with POST /v1/auth/request-code; a code lives 10 minutes and allows 5 tries.',
+      hint: `Ask for a new code with ${routeOf(ops.auth.requestCode)}; a code lives 10 minutes and allows 5 tries.`,
     });
   if (!row) throw invalid();
   const live = and(eq(emailCodes.id, row.id), isNull(emailCodes.consumedAt));
@@ -172,8 +174,8 @@ export async function verifyCode(
     user: { email: user.email, created },
     next: [
       'Keep the api_key: it is shown once. Send it as Authorization: Bearer <api_key>.',
-      'POST /v1/quickstart {"name": "Contact", "notify_email": "<you>"} creates a routed form in one call.',
-      'GET /v1/me shows your organization, limits and next steps.',
+      `${routeOf(ops.quickstart.run)} {"name": "Contact", "notify_email": "<you>"} creates a routed form in one call.`,
+      `${routeOf(ops.me.get)} shows your organization, limits and next steps.`,
     ],
   };
 }
@@ -197,7 +199,7 @@ export async function signIn(
       user: { id: user.id, email: user.email, name: user.name, created },
       organization: { id: org.id, slug: org.slug, name: org.name },
       expires_at: expiresAt.toISOString(),
-      next: ['POST /v1/api-keys {"name": "ci", "scopes": ["submit"]} mints a key with this session.'],
+      next: [`${routeOf(ops.keys.create)} {"name": "ci", "scopes": ["submit"]} mints a key with this session.`],
     },
   };
 }

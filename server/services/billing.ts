@@ -2,10 +2,12 @@ import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { BillingWebhookBody } from '../../shared/contracts/billing.js';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { Config } from '../config.js';
 import { billingEvents, organizations } from '../db/schema.js';
 import type { Deps } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
+import { routeOf } from './next-steps.js';
 
 /** Standard Webhooks: a message more than this far from our clock is refused (replay window). */
 export const WEBHOOK_TOLERANCE_S = 300;
@@ -113,7 +115,7 @@ export async function applyWebhook(deps: Deps, webhookId: string, event: Billing
     // Throwing rolls back the billing_events row too, so a corrected redelivery is not taken for a replay.
     if (!done.length) {
       throw new ApiError('not_found', `Organization ${orgId} was not found.`, {
-        hint: 'data.organization_id must be the id of an organization on this server (GET /v1/me shows it).',
+        hint: `data.organization_id must be the id of an organization on this server (${routeOf(ops.me.get)} shows it).`,
       });
     }
     return { ok: true as const, duplicate: false };

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { DELIVERY_STATUSES, DeliveryListQuery } from '../../shared/contracts/deliveries.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { Db } from '../db/client.js';
 import { deliveries } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -8,6 +9,7 @@ import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { type DeliveryOut, presentDelivery } from '../present/deliveries.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
+import { routeOf } from './next-steps.js';
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -33,7 +35,7 @@ export async function listDeliveries(deps: Deps, actor: Actor, page: Page, filte
 
 const deliveryNotFound = (id: string) =>
   new ApiError('not_found', `delivery ${id} was not found in this organization.`, {
-    hint: 'Check the id; GET /v1/deliveries lists them. Ids of other organizations are not visible.',
+    hint: `Check the id; ${routeOf(ops.deliveries.list)} lists them. Ids of other organizations are not visible.`,
   });
 
 export async function getDeliveryRow(db: Db, orgId: string, id: string): Promise<DeliveryRow> {
@@ -82,8 +84,8 @@ export async function retryDelivery(deps: Deps, actor: Actor, id: string): Promi
             current.status === 'skipped'
               ? `It was skipped (${current.skipReason}) when planned; change the route's window or quality for new submissions.`
               : current.status === 'held'
-                ? 'It is held because its submission came in over the monthly quota; it is sent on its own once the plan allows (next month or a larger plan). GET /v1/me shows limits and usage.'
-                : 'It is already queued or being sent; poll GET /v1/deliveries/{id}.',
+                ? `It is held because its submission came in over the monthly quota; it is sent on its own once the plan allows (next month or a larger plan). ${routeOf(ops.me.get)} shows limits and usage.`
+                : `It is already queued or being sent; poll ${routeOf(ops.deliveries.get)}.`,
           details: { status: current.status },
         },
       );

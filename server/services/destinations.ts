@@ -11,6 +11,7 @@ import {
   REDACTED,
   type UpdateDestinationBody,
 } from '../../shared/contracts/destinations.js';
+import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { destinations, organizations, routes } from '../db/schema.js';
@@ -20,6 +21,7 @@ import { type Page, pageResult } from '../http/pagination.js';
 import { presentDestination, SECRET_KEYS } from '../present/destinations.js';
 import { setDestinationEnabled } from '../worker/disable.js';
 import { blockedKind } from '../worker/ssrf.js';
+import { routeOf } from './next-steps.js';
 import { limitsOf } from './orgs.js';
 
 export type DestinationRow = typeof destinations.$inferSelect;
@@ -83,9 +85,9 @@ function checkConfig(deps: Deps, type: DestinationType, config: Config): Config 
 }
 
 /** Where each chat provider's incoming webhooks live: a URL elsewhere is accepted with a warning. */
-const CHAT_HOSTS: Partial<Record<DestinationType, { hosts: string[]; path: string; name: string }>> = {
-  slack: { hosts: ['hooks.slack.com'], path: '/', name: 'Slack' },
-  discord: { hosts: ['discord.com', 'discordapp.com'], path: '/api/webhooks/', name: 'Discord' },
+const CHAT_HOSTS: Partial<Record<DestinationType, { hosts: string[]; pathPrefix: string; name: string }>> = {
+  slack: { hosts: ['hooks.slack.com'], pathPrefix: '/', name: 'Slack' },
+  discord: { hosts: ['discord.com', 'discordapp.com'], pathPrefix: '/api/webhooks/', name: 'Discord' },
 };
 
 /**
@@ -97,8 +99,8 @@ export function chatUrlWarnings(type: DestinationType, config: Config): string[]
   if (!expected || typeof config.url !== 'string') return [];
   const url = new URL(config.url);
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
-  if (expected.hosts.includes(host) && url.pathname.startsWith(expected.path)) return [];
-  const usual = expected.hosts.map((h) => `https://${h}${expected.path}…`).join(' or ');
+  if (expected.hosts.includes(host) && url.pathname.startsWith(expected.pathPrefix)) return [];
+  const usual = expected.hosts.map((h) => `https://${h}${expected.pathPrefix}…`).join(' or ');
   return [
     // The origin only: the path of a chat webhook URL is its credential.
     `The ${type} URL points at ${url.origin}, not ${usual} where ${expected.name} ` +
@@ -186,7 +188,7 @@ export async function createDestination(
       const [{ n }] = await tx.select({ n: count() }).from(destinations).where(eq(destinations.orgId, actor.orgId));
       if (Number(n) >= max) {
         throw new ApiError('plan_limit_reached', `The plan allows ${max} destinations and the organization has ${n}.`, {
-          hint: 'Delete a destination you no longer use, or move to a larger plan (GET /v1/me shows limits).',
+          hint: `Delete a destination you no longer use, or move to a larger plan (${routeOf(ops.me.get)} shows limits).`,
           details: { limit: 'destinations', max, used: Number(n) },
         });
       }
@@ -294,7 +296,7 @@ export async function deleteDestination(deps: Deps, actor: Actor, id: string) {
       .where(and(eq(routes.orgId, actor.orgId), eq(routes.destinationId, id)));
     if (Number(n) > 0) {
       throw new ApiError('conflict', `The destination is still used by ${n} route(s).`, {
-        hint: `Delete those routes first (GET /v1/routes?destination_id=${id}, then DELETE /v1/routes/{id}), or point them at another destination with PATCH /v1/routes/{id}.`,
+        hint: `Delete those routes first (${routeOf(ops.routes.list)}?destination_id=${id}, then ${routeOf(ops.routes.delete)}), or point them at another destination with ${routeOf(ops.routes.update)}.`,
         details: { routes: Number(n) },
       });
     }

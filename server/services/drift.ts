@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { DriftListQuery } from '../../shared/contracts/drift.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { Db } from '../db/client.js';
 import { driftEvents } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -8,6 +9,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { presentDrift } from '../present/drift.js';
 import { getFormRow } from './forms.js';
+import { routeOf } from './next-steps.js';
 
 export type DriftRow = typeof driftEvents.$inferSelect;
 
@@ -56,7 +58,7 @@ export async function dismissDrift(deps: Deps, actor: Actor, formId: string, dri
         hint:
           row.status === 'dismissed'
             ? 'It is dismissed already; nothing to do.'
-            : 'A newer schema version closed it; GET /v1/forms/{id}/drift lists the open ones.',
+            : `A newer schema version closed it; ${routeOf(ops.drift.list)} lists the open ones.`,
       });
     }
     const [updated] = await tx

@@ -1,6 +1,7 @@
 import { and, arrayContains, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { CreateFormBody, FormCreated, FormListQuery, UpdateFormBody } from '../../shared/contracts/forms.js';
+import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import {
@@ -20,6 +21,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
 import { type FormOut, presentForm, submitUrl } from '../present/forms.js';
+import { deliverySteps, routeOf } from './next-steps.js';
 import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 import { currentSchemaRow } from './schemas.js';
@@ -74,26 +76,11 @@ export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []):
     ...presentForm(deps, f, undefined, streams),
     embed: buildEmbed(url),
     verify: buildVerify(url, f.settings.allowed_origins),
-    next: [
-      {
-        why: 'Route submissions somewhere: create a destination (email, telegram or webhook) first',
-        method: 'POST',
-        path: '/v1/destinations',
-        body: { type: 'webhook', name: 'My endpoint', config: { url: 'https://example.com/hook' } },
-      },
-      {
-        why: 'Connect the form to the destination',
-        method: 'POST',
-        path: '/v1/routes',
-        body: { form_id: f.id, destination_id: '<ds_…>' },
-      },
-      {
-        why: 'Prove delivery with a test submission; the answer lists delivery ids',
-        method: 'POST',
-        path: `/s/${f.id}`,
-        body: { email: 'test@example.com', message: 'Hello', _test: true },
-      },
-    ],
+    next: deliverySteps(f.id, {
+      destination: 'Route submissions somewhere: create a destination (email, telegram or webhook) first',
+      route: 'Connect the form to the destination',
+      test: 'Prove delivery with a test submission; the answer lists delivery ids',
+    }),
   };
 }
 
@@ -109,7 +96,7 @@ export async function createForm(
     const stream = await getStreamRow(db, actor.orgId, body.from_template);
     if (stream.currentSchemaVersion === null) {
       throw new ApiError('stream_schema_missing', `Stream ${stream.id} has no schema to template a form from.`, {
-        hint: `Publish one with POST /v1/streams/${stream.id}/schema first.`,
+        hint: `Publish one with ${routeOf(ops.streams.publishSchema, { id: stream.id })} first.`,
       });
     }
   }
@@ -178,7 +165,7 @@ export async function checkFormLimit(deps: Deps, orgId: string) {
     .where(and(eq(forms.orgId, orgId), eq(forms.sandbox, false)));
   if (Number(n) >= max) {
     throw new ApiError('plan_limit_reached', `The plan allows ${max} forms and the organization has ${n}.`, {
-      hint: 'Delete a form you no longer use, or move to a larger plan (GET /v1/me shows limits).',
+      hint: `Delete a form you no longer use, or move to a larger plan (${routeOf(ops.me.get)} shows limits).`,
       details: { limit: 'forms', max, used: Number(n) },
     });
   }

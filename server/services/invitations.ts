@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import {
   type AcceptInvitationResult,
   type CreateInvitationBody,
@@ -15,6 +16,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { invitationMail, maskEmail, presentInvitation } from '../present/invitation.js';
 import { requireManager } from './members.js';
+import { nextStep, routeOf } from './next-steps.js';
 
 type InvitationRow = typeof invitations.$inferSelect;
 
@@ -46,7 +48,7 @@ export async function listInvitations(deps: Deps, actor: Actor, page: Page) {
 function requireOwnerFor(actor: Actor, role: string, what: string) {
   if (role !== 'owner' || (actor.kind === 'session' && actor.role === 'owner')) return;
   throw new ApiError('forbidden', `Only an owner's session can ${what} an owner invitation.`, {
-    hint: 'Invite as "admin" or "member", or ask an owner; an owner can promote later with PATCH /v1/members/{id}.',
+    hint: `Invite as "admin" or "member", or ask an owner; an owner can promote later with ${routeOf(ops.members.update)}.`,
   });
 }
 
@@ -75,7 +77,7 @@ export async function createInvitation(
       .where(and(eq(memberships.orgId, actor.orgId), eq(users.email, body.email)));
     if (member) {
       throw new ApiError('conflict', `${body.email} is already a member of this organization.`, {
-        hint: 'Change their role with PATCH /v1/members/{id} instead (GET /v1/members lists them).',
+        hint: `Change their role with ${routeOf(ops.members.update)} instead (${routeOf(ops.members.list)} lists them).`,
         details: { member_id: member.id },
       });
     }
@@ -109,7 +111,7 @@ export async function createInvitation(
   const { row, org } = result;
   if (!result.created && body.if_exists !== 'return') {
     throw new ApiError('conflict', `${body.email} has a pending invitation already.`, {
-      hint: 'Pass if_exists: "return" to get it, or revoke it (DELETE /v1/invitations/{id}) and invite again.',
+      hint: `Pass if_exists: "return" to get it, or revoke it (${routeOf(ops.invitations.revoke)}) and invite again.`,
       details: { existing_id: row.i.id },
     });
   }
@@ -124,12 +126,10 @@ export async function createInvitation(
       accept_url: url,
       email_sent: sent.ok,
       next: [
-        {
-          why: 'The invitee signs in as that address, then accepts',
-          method: 'POST',
-          path: `/v1/invitations/${row.i.id}/accept`,
-        },
-        { why: 'Pending invitations', method: 'GET', path: '/v1/invitations' },
+        nextStep(ops.invitations.accept, 'The invitee signs in as that address, then accepts', {
+          params: { id: row.i.id },
+        }),
+        nextStep(ops.invitations.list, 'Pending invitations'),
       ],
     },
   };
@@ -145,7 +145,7 @@ const missing = (id: string) =>
 function usable(i: InvitationRow, now: Date) {
   if (i.acceptedAt) {
     throw new ApiError('gone', 'This invitation has been accepted already.', {
-      hint: 'Sign in as the invited address; the organization is in GET /v1/organizations.',
+      hint: `Sign in as the invited address; the organization is in ${routeOf(ops.organizations.list)}.`,
     });
   }
   if (i.expiresAt <= now) {
@@ -172,12 +172,11 @@ export async function getPublicInvitation(deps: Deps, id: string): Promise<z.out
     expires_at: row.i.expiresAt.toISOString(),
     email_hint: maskEmail(row.i.email),
     next: [
-      {
-        why: 'Sign in as the invited address (the code comes from POST /v1/auth/request-code)',
-        method: 'POST',
-        path: '/v1/auth/sign-in',
-      },
-      { why: 'Accept with the session cookie', method: 'POST', path: `/v1/invitations/${id}/accept` },
+      nextStep(
+        ops.auth.signIn,
+        `Sign in as the invited address (the code comes from ${routeOf(ops.auth.requestCode)})`,
+      ),
+      nextStep(ops.invitations.accept, 'Accept with the session cookie', { params: { id } }),
     ],
   };
 }
@@ -197,7 +196,7 @@ export async function acceptInvitation(
       'forbidden',
       'Accepting an invitation needs the session of the invited person, not an API key.',
       {
-        hint: 'Sign in as the invited address (POST /v1/auth/request-code, then POST /v1/auth/sign-in) and accept with the session cookie.',
+        hint: `Sign in as the invited address (${routeOf(ops.auth.requestCode)}, then ${routeOf(ops.auth.signIn)}) and accept with the session cookie.`,
       },
     );
   }
@@ -209,7 +208,7 @@ export async function acceptInvitation(
   if (!found || found.revokedAt) throw missing(id);
   if (found.email !== user?.email) {
     throw new ApiError('forbidden', `This invitation is for another address (${maskEmail(found.email)}).`, {
-      hint: 'Sign in as the invited address with POST /v1/auth/sign-in and accept again.',
+      hint: `Sign in as the invited address with ${routeOf(ops.auth.signIn)} and accept again.`,
     });
   }
   const outcome = await db.transaction(async (tx) => {
@@ -242,12 +241,10 @@ export async function acceptInvitation(
     organization: { id: org.id, slug: org.slug, name: org.name },
     role: member.role as Role,
     next: [
-      {
-        why: 'Work in it: make it the active organization of this session',
-        method: 'POST',
-        path: `/v1/organizations/${org.id}/switch`,
-      },
-      { why: 'Your organizations', method: 'GET', path: '/v1/organizations' },
+      nextStep(ops.organizations.switch, 'Work in it: make it the active organization of this session', {
+        params: { id: org.id },
+      }),
+      nextStep(ops.organizations.list, 'Your organizations'),
     ],
   };
 }
@@ -267,7 +264,7 @@ export async function revokeInvitation(deps: Deps, actor: Actor, id: string) {
     .returning({ id: invitations.id });
   if (!done.length) {
     throw new ApiError('conflict', 'This invitation has been accepted already.', {
-      hint: 'Remove the member with DELETE /v1/members/{id} instead (GET /v1/members lists them).',
+      hint: `Remove the member with ${routeOf(ops.members.remove)} instead (${routeOf(ops.members.list)} lists them).`,
     });
   }
 }

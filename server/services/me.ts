@@ -1,9 +1,11 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { Me } from '../../shared/contracts/me.js';
 import { attachments, destinations, forms, organizations, projects, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { presentPlan } from '../present/plan.js';
+import { nextStep } from './next-steps.js';
 import { organizationSummaries } from './organizations.js';
 import { limitsOf } from './orgs.js';
 import { monthStart, quotaUsed } from './quota.js';
@@ -43,14 +45,13 @@ export async function me(deps: Deps, actor: Actor): Promise<z.output<typeof Me>>
   ]);
   const next = [];
   if (formsUsed === 0) {
-    next.push({
-      why: 'Create a routed form in one call',
-      method: 'POST',
-      path: '/v1/quickstart',
-      body: { name: 'Contact', notify_email: 'you@example.com' },
-    });
+    next.push(
+      nextStep(ops.quickstart.run, 'Create a routed form in one call', {
+        body: { name: 'Contact', notify_email: 'you@example.com' },
+      }),
+    );
   }
-  next.push({ why: 'List your forms', method: 'GET', path: '/v1/forms' });
+  next.push(nextStep(ops.forms.list, 'List your forms'));
   return {
     organization: {
       id: org.id,

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { UpdateMemberBody } from '../../shared/contracts/members.js';
 import type { Db } from '../db/client.js';
 import { memberships, organizations, sessions, users } from '../db/schema.js';
@@ -7,6 +8,7 @@ import type { Actor, Deps, Role } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { type MemberOut, presentMember } from '../present/members.js';
+import { routeOf } from './next-steps.js';
 
 /**
  * Rights, checked here and in invitations.ts:
@@ -19,7 +21,7 @@ import { type MemberOut, presentMember } from '../present/members.js';
 export function requireManager(actor: Actor, what: string): void {
   if (actor.kind === 'key' || actor.role === 'owner' || actor.role === 'admin') return;
   throw new ApiError('forbidden', `Only an owner or admin can ${what}.`, {
-    hint: 'Ask an owner or admin of the organization (GET /v1/members lists them).',
+    hint: `Ask an owner or admin of the organization (${routeOf(ops.members.list)} lists them).`,
   });
 }
 
@@ -27,7 +29,7 @@ export function requireManager(actor: Actor, what: string): void {
 export function requireSession(actor: Actor, what: string): asserts actor is Actor & { userId: string } {
   if (actor.kind === 'session' && actor.userId && actor.role) return;
   throw new ApiError('forbidden', `API keys cannot ${what}; it needs the session of an owner or admin.`, {
-    hint: 'Sign in with POST /v1/auth/sign-in (email code) and send the request with the session cookie.',
+    hint: `Sign in with ${routeOf(ops.auth.signIn)} (email code) and send the request with the session cookie.`,
   });
 }
 
@@ -72,7 +74,7 @@ async function keepOwner(tx: Tx, org: typeof organizations.$inferSelect, target:
   if (target.m.role !== 'owner') return;
   if (org.personal && org.ownerUserId === target.u.id) {
     throw new ApiError('conflict', `${target.u.email} owns this personal organization and stays its owner.`, {
-      hint: 'Share work in a team organization instead: POST /v1/organizations, then invite people to it.',
+      hint: `Share work in a team organization instead: ${routeOf(ops.organizations.create)}, then invite people to it.`,
     });
   }
   const [{ n }] = await tx
@@ -81,7 +83,7 @@ async function keepOwner(tx: Tx, org: typeof organizations.$inferSelect, target:
     .where(and(eq(memberships.orgId, org.id), eq(memberships.role, 'owner')));
   if (Number(n) <= 1) {
     throw new ApiError('conflict', 'This would leave the organization without an owner.', {
-      hint: 'Make another member owner first: PATCH /v1/members/{id} {"role": "owner"}.',
+      hint: `Make another member owner first: ${routeOf(ops.members.update)} {"role": "owner"}.`,
     });
   }
 }
@@ -105,12 +107,12 @@ function checkAuthority(role: Role, target: MemberRow, newRole?: Role) {
   if (role === 'owner') return;
   if (role === 'member') {
     throw new ApiError('forbidden', 'Only an owner or admin can manage members.', {
-      hint: 'Ask an owner or admin of the organization (GET /v1/members lists them).',
+      hint: `Ask an owner or admin of the organization (${routeOf(ops.members.list)} lists them).`,
     });
   }
   if (target.m.role === 'owner' || newRole === 'owner') {
     throw new ApiError('forbidden', 'Only an owner can change or remove an owner, or make someone an owner.', {
-      hint: 'Ask an owner of the organization (GET /v1/members lists them).',
+      hint: `Ask an owner of the organization (${routeOf(ops.members.list)} lists them).`,
     });
   }
 }

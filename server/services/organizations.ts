@@ -1,5 +1,6 @@
 import { and, desc, eq, exists } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type {
   CreateOrganizationBody,
   OrganizationCreated,
@@ -11,6 +12,7 @@ import type { Actor, Deps, Role } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { type OrganizationOut, presentOrganization } from '../present/organizations.js';
+import { nextStep, routeOf } from './next-steps.js';
 import { type Org, slugify } from './orgs.js';
 import { randomToken } from './secrets.js';
 
@@ -82,7 +84,7 @@ async function callerUser(deps: Deps, actor: Actor) {
     if (row) return row.user;
   }
   throw new ApiError('forbidden', 'Creating an organization needs a person to own it; this key has none.', {
-    hint: 'Sign in with POST /v1/auth/sign-in and call it with the session cookie, or use a key minted by a current member (POST /v1/auth/verify-code).',
+    hint: `Sign in with ${routeOf(ops.auth.signIn)} and call it with the session cookie, or use a key minted by a current member (${routeOf(ops.auth.verifyCode)}).`,
   });
 }
 
@@ -128,36 +130,25 @@ export async function createOrganization(
   const isKey = actor.kind === 'key';
   const next = isKey
     ? [
-        {
-          why: `API keys belong to one organization: sign in as ${user.email} to work in the new one`,
-          method: 'POST',
-          path: '/v1/auth/sign-in',
-          body: { email: user.email, code: '<code from POST /v1/auth/request-code>' },
-        },
-        {
-          why: 'Then make it the active organization of that session',
-          method: 'POST',
-          path: `/v1/organizations/${org.id}/switch`,
-        },
-        {
-          why: 'Then mint a key of the new organization',
-          method: 'POST',
-          path: '/v1/api-keys',
-          body: { name: 'agent' },
-        },
+        nextStep(
+          ops.auth.signIn,
+          `API keys belong to one organization: sign in as ${user.email} to work in the new one`,
+          {
+            body: { email: user.email, code: `<code from ${routeOf(ops.auth.requestCode)}>` },
+          },
+        ),
+        nextStep(ops.organizations.switch, 'Then make it the active organization of that session', {
+          params: { id: org.id },
+        }),
+        nextStep(ops.keys.create, 'Then mint a key of the new organization', { body: { name: 'agent' } }),
       ]
     : [
-        {
-          why: 'Make it the active organization of this session',
-          method: 'POST',
-          path: `/v1/organizations/${org.id}/switch`,
-        },
-        {
-          why: 'Then invite people',
-          method: 'POST',
-          path: '/v1/invitations',
+        nextStep(ops.organizations.switch, 'Make it the active organization of this session', {
+          params: { id: org.id },
+        }),
+        nextStep(ops.invitations.create, 'Then invite people', {
           body: { email: 'teammate@example.com', role: 'member' },
-        },
+        }),
       ];
   return { ...presentOrganization(org, isKey ? null : 'owner', false, deps.now()), next };
 }
@@ -187,7 +178,7 @@ export async function updateOrganization(
   const { org, role } = await visibleOrg(deps, actor, id);
   if (role === 'member') {
     throw new ApiError('forbidden', 'Only an owner or admin can change the organization.', {
-      hint: 'Ask an owner or admin of it (GET /v1/members lists them).',
+      hint: `Ask an owner or admin of it (${routeOf(ops.members.list)} lists them).`,
     });
   }
   const set = {
@@ -205,7 +196,7 @@ export async function updateOrganization(
 export async function switchOrganization(deps: Deps, actor: Actor, id: string) {
   if (actor.kind !== 'session' || !actor.sessionId || !actor.userId) {
     throw new ApiError('forbidden', 'An API key belongs to one organization and cannot switch.', {
-      hint: 'Use a key of the other organization: sign in (POST /v1/auth/sign-in), switch with the session cookie, then mint one with POST /v1/api-keys.',
+      hint: `Use a key of the other organization: sign in (${routeOf(ops.auth.signIn)}), switch with the session cookie, then mint one with ${routeOf(ops.keys.create)}.`,
     });
   }
   const db = deps.database.db;

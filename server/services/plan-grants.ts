@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { CreatePlanGrantBody, PlanGrantCreated } from '../../shared/contracts/admin.js';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
 import { organizations, planGrants, planRedemptions } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -9,6 +10,7 @@ import { ApiError } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { presentPlan } from '../present/plan.js';
 import { presentGrant } from '../present/plan-grants.js';
+import { nextStep, routeOf } from './next-steps.js';
 import { requireOperator } from './operators.js';
 import { sha256 } from './secrets.js';
 
@@ -82,7 +84,7 @@ export async function revokeGrant(deps: Deps, actor: Actor, id: string) {
   const [row] = await db.select().from(planGrants).where(eq(planGrants.id, id));
   if (!row) {
     throw new ApiError('not_found', `Plan grant ${id} was not found.`, {
-      hint: 'List grants with GET /v1/admin/plan-grants to find the id.',
+      hint: `List grants with ${routeOf(ops.admin.listGrants)} to find the id.`,
     });
   }
   return presentGrant(row);
@@ -111,7 +113,7 @@ function refusal(g: GrantRow, now: Date): ApiError | null {
 
 const alreadyRedeemed = () =>
   new ApiError('conflict', 'This organization has already redeemed this plan grant code.', {
-    hint: 'GET /v1/me shows the plan in force; a code counts once per organization.',
+    hint: `${routeOf(ops.me.get)} shows the plan in force; a code counts once per organization.`,
   });
 
 /**
@@ -173,6 +175,6 @@ export async function redeemGrant(deps: Deps, actor: Actor, code: string) {
   });
   return {
     ...presentPlan(org, now),
-    next: [{ why: 'See the plan in force, its limits and usage', method: 'GET', path: '/v1/me' }],
+    next: [nextStep(ops.me.get, 'See the plan in force, its limits and usage')],
   };
 }

@@ -1,5 +1,6 @@
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { CreateProjectBody, UpdateProjectBody } from '../../shared/contracts/projects.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
@@ -8,6 +9,7 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { type ProjectOut, presentProject } from '../present/projects.js';
+import { routeOf } from './next-steps.js';
 import { slugify } from './orgs.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -94,7 +96,7 @@ export async function deleteProject(deps: Deps, actor: Actor, id: string) {
     .where(and(eq(forms.orgId, actor.orgId), eq(forms.projectId, id)));
   if (Number(n) > 0) {
     throw new ApiError('conflict', `The project still holds ${n} form(s).`, {
-      hint: 'Delete or move its forms first (DELETE /v1/forms/{id}).',
+      hint: `Delete or move its forms first (${routeOf(ops.forms.delete)}).`,
     });
   }
   await db.delete(projects).where(and(eq(projects.id, id), eq(projects.orgId, actor.orgId)));

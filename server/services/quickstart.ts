@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { CreateDestinationBody } from '../../shared/contracts/destinations.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { QuickstartBody, QuickstartResult } from '../../shared/contracts/quickstart.js';
 import { destinations, organizations, routes, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -11,6 +12,7 @@ import { buildVerify } from '../present/embed.js';
 import { presentRoute } from '../present/routes.js';
 import { createDestination, type DestinationRow } from './destinations.js';
 import { createForm, updateForm } from './forms.js';
+import { nextStep } from './next-steps.js';
 import { createRoute } from './routes.js';
 import { newWebhookSecret, VERIFY_WEBHOOK } from './webhook-secret.js';
 
@@ -141,33 +143,22 @@ export async function quickstart(
       // Built from the settings as they are now: an origin added above must travel with the test post.
       verify: buildVerify(formOnly.submit_url, formOnly.settings.allowed_origins),
       next: [
-        {
-          why: 'Prove delivery: send a test submission; the answer lists delivery ids',
-          method: 'POST',
-          path: `/s/${formId}`,
+        nextStep(ops.intake.submit, 'Prove delivery: send a test submission; the answer lists delivery ids', {
+          params: { formId },
           body: { email: 'test@example.com', message: 'Hello from the quickstart', _test: true },
-        },
-        {
-          why: 'Poll a delivery until it is sent (or read last_error if it failed)',
-          method: 'GET',
-          path: '/v1/deliveries/{id}',
-        },
-        {
-          why: 'Send to a webhook too (signed when you give a secret)',
-          method: 'POST',
-          path: '/v1/destinations',
+        }),
+        nextStep(ops.deliveries.get, 'Poll a delivery until it is sent (or read last_error if it failed)'),
+        nextStep(ops.destinations.create, 'Send to a webhook too (signed when you give a secret)', {
           body: {
             type: 'webhook',
             name: 'My endpoint',
             config: { url: 'https://example.com/hook', secret: 'whsec_…' },
           },
-        },
-        {
-          why: 'Only accept posts from your site',
-          method: 'PATCH',
-          path: `/v1/forms/${formId}`,
+        }),
+        nextStep(ops.forms.update, 'Only accept posts from your site', {
+          params: { id: formId },
           body: { settings: { allowed_origins: ['https://example.com'] } },
-        },
+        }),
       ],
       destinations: outDestinations,
       routes: outRoutes,

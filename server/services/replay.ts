@@ -1,11 +1,13 @@
 import { and, asc, eq, gt, gte, inArray, lt, type SQL } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { ReplayFilter, ReplayWindow } from '../../shared/contracts/deliveries.js';
+import { ops } from '../../shared/contracts/index.js';
 import { deliveries, destinations, forms, routes, systemWebhookDeliveries } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
+import { routeOf } from './next-steps.js';
 import { getWebhookRow } from './webhooks.js';
 
 type Filter = z.output<typeof ReplayFilter>;
@@ -80,7 +82,7 @@ const recorded = (f: Filter | Window) => ({ ...f, status: f.status ?? ['dead'] }
 export async function retryDeliveries(deps: Deps, actor: Actor, f: Filter) {
   if (!f.destination_id && !f.route_id && !f.form_id && !f.since) {
     throw new ApiError('validation_failed', 'A bulk retry needs a filter narrower than a status.', {
-      hint: 'Give at least one of destination_id, route_id, form_id or since, e.g. {"destination_id":"ds_…"}; one delivery is retried with POST /v1/deliveries/{id}/retry.',
+      hint: `Give at least one of destination_id, route_id, form_id or since, e.g. {"destination_id":"ds_…"}; one delivery is retried with ${routeOf(ops.deliveries.retry)}.`,
       details: { issues: [{ path: 'destination_id', message: 'one of destination_id, route_id, form_id, since' }] },
     });
   }

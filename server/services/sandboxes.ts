@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { and, asc, count, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type {
   CreateSandboxBody,
   Sandbox,
@@ -19,6 +20,7 @@ import { buildEmbed, buildVerify } from '../present/embed.js';
 import { submitUrl } from '../present/forms.js';
 import { escapeHtml } from '../present/html.js';
 import { checkFormLimit, formWithCounts } from './forms.js';
+import { deliverySteps, nextStep, pathOf, routeOf } from './next-steps.js';
 import { slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 
@@ -65,7 +67,7 @@ function claimHow(s: SandboxRow) {
     cli: `formsvc sandboxes claim ${s.id} --token <sandbox_token>`,
     api: {
       method: 'POST' as const,
-      path: `/v1/sandboxes/${s.id}/claim`,
+      path: pathOf(ops.sandboxes.claim, { id: s.id }),
       headers: { Authorization: 'Bearer <API_KEY>', 'Service-Sandbox-Token': '<sandbox_token>' },
     },
   };
@@ -121,30 +123,26 @@ function created(deps: Deps, s: SandboxRow, token: string, accepted: number): z.
     verify: buildVerify(url, s.origin ? [s.origin] : []),
     claim_url: claimUrl(deps, s.id),
     next: [
-      {
-        why: `Send up to ${SANDBOX_MAX_SUBMISSIONS} test submissions (no files); nothing is delivered anywhere`,
-        method: 'POST',
-        path: `/s/${s.formId}`,
-        body: { email: 'test@example.com', message: 'Hello from the sandbox' },
-      },
-      {
-        why: 'Read them back with the sandbox token',
-        method: 'GET',
-        path: `/v1/public/sandboxes/${s.id}`,
+      nextStep(
+        ops.intake.submit,
+        `Send up to ${SANDBOX_MAX_SUBMISSIONS} test submissions (no files); nothing is delivered anywhere`,
+        { params: { formId: s.formId }, body: { email: 'test@example.com', message: 'Hello from the sandbox' } },
+      ),
+      nextStep(ops.sandboxes.read, 'Read them back with the sandbox token', {
+        params: { id: s.id },
         headers: { Authorization: `Sandbox ${token}` },
-      },
-      {
-        why: 'Get an API key by email code, to claim the sandbox into your organization',
-        method: 'POST',
-        path: '/v1/auth/request-code',
+      }),
+      nextStep(ops.auth.requestCode, 'Get an API key by email code, to claim the sandbox into your organization', {
         body: { email: 'you@example.com' },
-      },
-      {
-        why: `Claim it before ${s.expiresAt.toISOString()}: the form keeps its id and submit URL`,
-        method: 'POST',
-        path: `/v1/sandboxes/${s.id}/claim`,
-        headers: { Authorization: 'Bearer <API_KEY>', 'Service-Sandbox-Token': token },
-      },
+      }),
+      nextStep(
+        ops.sandboxes.claim,
+        `Claim it before ${s.expiresAt.toISOString()}: the form keeps its id and submit URL`,
+        {
+          params: { id: s.id },
+          headers: { Authorization: 'Bearer <API_KEY>', 'Service-Sandbox-Token': token },
+        },
+      ),
     ],
   };
 }
@@ -167,7 +165,7 @@ export async function createSandbox(
   const { idempotencyKey: key, body } = input;
   if (!deps.config.sandboxes) {
     throw new ApiError('service_unavailable', 'Anonymous sandboxes are turned off on this server.', {
-      hint: 'Get an API key by email code (POST /v1/auth/request-code) and create a form with POST /v1/forms.',
+      hint: `Get an API key by email code (${routeOf(ops.auth.requestCode)}) and create a form with ${routeOf(ops.forms.create)}.`,
     });
   }
   if (!key || !UUID_V4.test(key)) {
@@ -217,7 +215,7 @@ export async function createSandbox(
     .where(and(eq(sandboxes.status, 'active'), gt(sandboxes.expiresAt, now)));
   if (Number(active) >= deps.config.sandboxGlobalCap) {
     throw new ApiError('service_unavailable', 'The server holds as many sandboxes as it allows; try again later.', {
-      hint: 'Retry in a while, or get an API key by email code (POST /v1/auth/request-code) and create a form.',
+      hint: `Retry in a while, or get an API key by email code (${routeOf(ops.auth.requestCode)}) and create a form.`,
       headers: { 'Retry-After': '600' },
     });
   }
@@ -269,7 +267,7 @@ export async function createSandbox(
 
 const badCapability = () =>
   new ApiError('unauthorized', 'The sandbox token is missing or does not open this sandbox.', {
-    hint: 'Send `Authorization: Sandbox <sandbox_token>` with the token POST /v1/public/sandboxes answered.',
+    hint: `Send \`Authorization: Sandbox <sandbox_token>\` with the token ${routeOf(ops.sandboxes.create)} answered.`,
   });
 
 const gone = (s: SandboxRow, now: Date) => {
@@ -277,8 +275,8 @@ const gone = (s: SandboxRow, now: Date) => {
   return new ApiError('gone', `Sandbox ${s.id} is ${status}.`, {
     hint:
       status === 'claimed'
-        ? 'Its form now belongs to the organization that claimed it: GET /v1/forms/{id} with that organization’s key.'
-        : 'Create a new sandbox with POST /v1/public/sandboxes, or get an API key by email code.',
+        ? `Its form now belongs to the organization that claimed it: ${routeOf(ops.forms.get)} with that organization’s key.`
+        : `Create a new sandbox with ${routeOf(ops.sandboxes.create)}, or get an API key by email code.`,
     details: { status },
   });
 };
@@ -329,7 +327,7 @@ export async function claimSandbox(
   const db = deps.database.db;
   if (!token) {
     throw new ApiError('bad_request', 'The Service-Sandbox-Token header is missing.', {
-      hint: 'Send the sandbox_token POST /v1/public/sandboxes answered in the Service-Sandbox-Token header.',
+      hint: `Send the sandbox_token ${routeOf(ops.sandboxes.create)} answered in the Service-Sandbox-Token header.`,
     });
   }
   const [exists] = await db.select().from(sandboxes).where(eq(sandboxes.id, id)).limit(1);
@@ -348,7 +346,7 @@ export async function claimSandbox(
       : [];
     if (user?.email !== s.claimEmail) {
       throw new ApiError('forbidden', 'This sandbox may only be claimed by the address it was created for.', {
-        hint: 'Claim with a key minted (POST /v1/auth/verify-code) or a session signed in as that address.',
+        hint: `Claim with a key minted (${routeOf(ops.auth.verifyCode)}) or a session signed in as that address.`,
       });
     }
   }
@@ -381,26 +379,11 @@ export async function claimSandbox(
   return {
     sandbox: present(deps, claimed, await acceptedCount(db, claimed)),
     form: await formWithCounts(deps, form),
-    next: [
-      {
-        why: 'Create a destination for the form’s submissions',
-        method: 'POST',
-        path: '/v1/destinations',
-        body: { type: 'webhook', name: 'My endpoint', config: { url: 'https://example.com/hook' } },
-      },
-      {
-        why: 'Route the form to it',
-        method: 'POST',
-        path: '/v1/routes',
-        body: { form_id: form.id, destination_id: '<ds_…>' },
-      },
-      {
-        why: 'Send a new test submission to prove delivery (the sandbox ones stay inert)',
-        method: 'POST',
-        path: `/s/${form.id}`,
-        body: { email: 'test@example.com', message: 'Hello', _test: true },
-      },
-    ],
+    next: deliverySteps(form.id, {
+      destination: 'Create a destination for the form’s submissions',
+      route: 'Route the form to it',
+      test: 'Send a new test submission to prove delivery (the sandbox ones stay inert)',
+    }),
   };
 }
 
@@ -412,7 +395,7 @@ export async function admitSandboxSubmission(tx: Db, formId: string, now: Date) 
   const [s] = await tx.select().from(sandboxes).where(eq(sandboxes.formId, formId)).for('update');
   if (!s || effectiveStatus(s, now) !== 'active') {
     throw new ApiError('gone', 'This sandbox has expired.', {
-      hint: 'Create a new sandbox with POST /v1/public/sandboxes.',
+      hint: `Create a new sandbox with ${routeOf(ops.sandboxes.create)}.`,
     });
   }
   const [{ n }] = await tx.select({ n: count() }).from(submissions).where(eq(submissions.formId, formId));
@@ -421,7 +404,7 @@ export async function admitSandboxSubmission(tx: Db, formId: string, now: Date) 
       'plan_limit_reached',
       `A sandbox keeps ${SANDBOX_MAX_SUBMISSIONS} test submissions; this one was not stored.`,
       {
-        hint: `Claim the sandbox (POST /v1/sandboxes/${s.id}/claim) to keep using its form, or create another sandbox.`,
+        hint: `Claim the sandbox (${routeOf(ops.sandboxes.claim, { id: s.id })}) to keep using its form, or create another sandbox.`,
         details: { limit: 'sandbox_submissions', max: SANDBOX_MAX_SUBMISSIONS, used: Number(n) },
       },
     );

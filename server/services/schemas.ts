@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, max, sql } from 'drizzle-orm';
 import type { ListQuery, z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type { InferredSchema, InferSchemaBody, PublishSchemaBody } from '../../shared/contracts/schemas.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
@@ -14,6 +15,7 @@ import { closeOpenDrift, compareToSchema, type DriftFinding } from '../schemas/d
 import { inferSchema } from '../schemas/infer.js';
 import { compileOrThrow, rememberValidator, type SchemaIssue, validateData } from '../schemas/validate.js';
 import { getFormRow } from './forms.js';
+import { routeOf } from './next-steps.js';
 
 export type FormSchemaRow = typeof formSchemas.$inferSelect;
 type FormRow = typeof forms.$inferSelect;
@@ -31,7 +33,7 @@ async function versionRow(db: Db, orgId: string, formId: string, version: number
 
 const noSchema = (formId: string) =>
   new ApiError('not_found', `Form ${formId} has no schema yet.`, {
-    hint: `Publish one with POST /v1/forms/${formId}/schema {json_schema, ui?, changelog?}.`,
+    hint: `Publish one with ${routeOf(ops.schemas.publish, { id: formId })} {json_schema, ui?, changelog?}.`,
   });
 
 /** GET /v1/forms/{id}/schema: the current version. */
@@ -139,7 +141,7 @@ export async function publicSchema(deps: Deps, formId: string) {
   const [form] = await db.select().from(forms).where(eq(forms.id, formId)).limit(1);
   if (!form) {
     throw new ApiError('not_found', `Form ${formId} does not exist.`, {
-      hint: 'Check the form id; GET /v1/forms lists your forms.',
+      hint: `Check the form id; ${routeOf(ops.forms.list)} lists your forms.`,
     });
   }
   const row =
@@ -149,8 +151,8 @@ export async function publicSchema(deps: Deps, formId: string) {
   if (!row) {
     throw new ApiError('not_found', `Form ${formId} does not serve a public schema.`, {
       hint:
-        'Only managed forms with a published schema serve one: publish with POST /v1/forms/{id}/schema and set ' +
-        'schema_mode "managed" with PATCH /v1/forms/{id}.',
+        `Only managed forms with a published schema serve one: publish with ${routeOf(ops.schemas.publish)} and set ` +
+        `schema_mode "managed" with ${routeOf(ops.forms.update)}.`,
     });
   }
   return { form_id: form.id, version: row.version, json_schema: row.jsonSchema, ui: row.ui as Ui };
@@ -237,8 +239,8 @@ export async function inferFormSchema(
     const scope = body.include_test ? 'received submissions' : 'received submissions (test submissions excluded)';
     throw new ApiError('validation_failed', `Form ${formId} has no ${scope} to infer a schema from.`, {
       hint:
-        `Send a few submissions to POST /s/${formId} first${body.include_test ? '' : ' (or pass include_test: true to read _test ones)'}, ` +
-        `or write the schema yourself and publish it with POST /v1/forms/${formId}/schema.`,
+        `Send a few submissions to ${routeOf(ops.intake.submit, { formId })} first${body.include_test ? '' : ' (or pass include_test: true to read _test ones)'}, ` +
+        `or write the schema yourself and publish it with ${routeOf(ops.schemas.publish, { id: formId })}.`,
       details: { issues: [{ path: '(form)', message: `no ${scope}` }] },
     });
   }

@@ -1,5 +1,6 @@
 /** Stream sources: checking, attaching and detaching them, and the from_template attachment. */
 import { and, eq, inArray } from 'drizzle-orm';
+import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { formSchemas, forms, projects, streamSources, streams } from '../db/schema.js';
@@ -30,6 +31,7 @@ import {
   sourcesOf,
   type Ui,
 } from '../streams/rows.js';
+import { routeOf } from './next-steps.js';
 
 export interface ResolvedSource {
   formId: string | null;
@@ -82,7 +84,7 @@ export async function resolveSources(
           throw invalid(
             `No project ${sel.value} in this organization.`,
             [{ path: `${at}.selector`, message: 'project selectors name a project id (prj_…)' }],
-            'GET /v1/projects lists project ids; a tag selector ("tag:<tag>") matches forms by tag instead.',
+            `${routeOf(ops.projects.list)} lists project ids; a tag selector ("tag:<tag>") matches forms by tag instead.`,
           );
         }
       }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { and, asc, desc, eq, getTableColumns, gte, lt, type SQL } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
+import { ops } from '../../shared/contracts/index.js';
 import type {
   SubmissionDetail,
   SubmissionListQuery,
@@ -19,6 +20,7 @@ import { deliveriesOfSubmission } from './deliveries.js';
 import { driftOfSubmission } from './drift.js';
 import { fileLinkKey, linkProblem } from './file-links.js';
 import { getFormRow } from './forms.js';
+import { routeOf } from './next-steps.js';
 import { searchConditions } from './submission-search.js';
 
 export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
@@ -172,7 +174,7 @@ export async function openFileLink(deps: Deps, fileId: string, q: { expires: str
       {
         hint:
           'Use the download_url exactly as a delivery payload gave it, before it expires (ATTACHMENT_URL_TTL_S, 24 h by ' +
-          'default); later, download with a read key through GET /v1/submissions/{id} (attachments[].download_url).',
+          `default); later, download with a read key through ${routeOf(ops.submissions.get)} (attachments[].download_url).`,
       },
     );
   }
@@ -196,7 +198,7 @@ async function fileBody(deps: Deps, file: AttachmentRow) {
     source?.destroy();
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new ApiError('not_found', `The bytes of attachment ${fileId} are no longer stored.`, {
-        hint: 'The file was removed from storage; its metadata (size, sha256) is still in GET /v1/submissions/{id}.',
+        hint: `The file was removed from storage; its metadata (size, sha256) is still in ${routeOf(ops.submissions.get)}.`,
       });
     }
     deps.log.error({ err, file_id: fileId }, 'attachment storage read failed');

@@ -65,6 +65,8 @@ export class Pipeline {
   readonly handoff: Handoff;
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
+  /** Claim statements run per outbox, each a read of the backlog's window. */
+  readonly claimsRun: Record<OutboxKind, number> = { delivery: 0, hook: 0 };
 
   constructor(
     private readonly deps: Deps,
@@ -217,6 +219,7 @@ export class Pipeline {
     // thousands of rows of one destination's backlog to take a handful.
     const fits = Object.values(room).reduce((sum, n) => sum + Math.max(0, n), 0) + NEW_TARGETS;
     const limit = Math.min(MAX_CLAIM, free, fits);
+    this.claimsRun[kind] += 1;
     const rows = await claim(database, kind, {
       now: this.deps.now(),
       limit,

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
 import { deliveries, destinations, systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
@@ -42,7 +43,8 @@ function retryAt(deps: Deps, row: Claimed, r: SendResult, outcome: Outcome, now:
  * Records one attempt of a route delivery in one transaction: the delivery row (guarded on the
  * attempt it claimed, so a worker whose lease ran out cannot overwrite a newer attempt), the
  * destination's health and verified flag, and the events `delivery.sent`, `delivery.dead`,
- * `destination.failing`. Returns whether anything was fanned out to system webhooks.
+ * `destination.failing`. Answers how many events were fanned out to system webhooks, and when the
+ * delivery is tried again.
  */
 export async function settleDelivery(
   deps: Deps,
@@ -72,66 +74,95 @@ export async function settleDelivery(
       .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'sending'), eq(deliveries.attempts, row.attempts)))
       .returning({ id: deliveries.id });
     if (!updated.length) return { dispatched: 0, retryAt: null }; // another worker took the row after our lease ran out
-    const subject = {
+    const attempt: Attempt = { tx, row, r, now };
+    if (r.ok) return { dispatched: await destinationSent(attempt), retryAt: null };
+    const failed = await destinationFailed(deps, attempt, outcome);
+    return { dispatched: failed.dispatched, retryAt: failed.parked ? null : next };
+  });
+}
+
+/** One settled attempt of a route delivery, inside the transaction that records it. */
+interface Attempt {
+  tx: Db;
+  row: Claimed;
+  r: SendResult;
+  now: Date;
+}
+
+/** The subject and data of the delivery.* events of an attempt. */
+function eventOf({ row, r }: Attempt) {
+  return {
+    subject: {
       delivery_id: row.id,
       submission_id: row.submission_id,
       route_id: row.route_id,
       destination_id: row.target_id,
       form_id: row.form_id,
-    };
-    const data = { attempts: row.attempts, status_code: r.status_code, latency_ms: r.latency_ms, error: r.error };
-    let dispatched = 0;
-    if (r.ok) {
-      await tx
-        .update(destinations)
-        .set({ health: 'ok', verified: true, consecutiveFailures: 0, failingSince: null })
-        .where(eq(destinations.id, row.target_id));
-      dispatched += (await appendEvent(tx, { orgId: row.org_id, type: 'delivery.sent', subject, data, now }))
-        .dispatched;
-      return { dispatched, retryAt: null };
-    }
-    const [dest] = await tx
-      .update(destinations)
-      .set({
-        consecutiveFailures: sql`${destinations.consecutiveFailures} + 1`,
-        failingSince: failingSinceOnFailure(now, destinations.failingSince),
-      })
-      .where(eq(destinations.id, row.target_id))
-      .returning();
-    if (!dest) return { dispatched, retryAt: next };
-    const off = await afterDeliveryFailure(tx, deps, row, dest, r);
-    dispatched += off.dispatched;
-    const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
-    if (outcome === 'dead') {
-      // Every death is in the log; system webhooks hear of it at most once an hour per destination.
-      const throttled = quiet(dest.lastDeadEventAt);
+    },
+    data: { attempts: row.attempts, status_code: r.status_code, latency_ms: r.latency_ms, error: r.error },
+  };
+}
+
+/** A sent attempt: the destination is healthy and verified, and `delivery.sent` is appended. */
+async function destinationSent(a: Attempt): Promise<number> {
+  await a.tx
+    .update(destinations)
+    .set({ health: 'ok', verified: true, consecutiveFailures: 0, failingSince: null })
+    .where(eq(destinations.id, a.row.target_id));
+  const { subject, data } = eventOf(a);
+  return (await appendEvent(a.tx, { orgId: a.row.org_id, type: 'delivery.sent', subject, data, now: a.now }))
+    .dispatched;
+}
+
+/**
+ * A failed attempt: one more consecutive failure of the destination (which may disable it, see
+ * disable.ts), `delivery.dead` when the delivery gave up, and `destination.failing` when the
+ * failures reach FAILING_AFTER. Both alerts reach system webhooks at most once an hour per destination.
+ */
+async function destinationFailed(deps: Deps, a: Attempt, outcome: Outcome) {
+  const { tx, row, r, now } = a;
+  const [dest] = await tx
+    .update(destinations)
+    .set({
+      consecutiveFailures: sql`${destinations.consecutiveFailures} + 1`,
+      failingSince: failingSinceOnFailure(now, destinations.failingSince),
+    })
+    .where(eq(destinations.id, row.target_id))
+    .returning();
+  if (!dest) return { dispatched: 0, parked: false };
+  const off = await afterDeliveryFailure(tx, deps, row, dest, r);
+  let dispatched = off.dispatched;
+  const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
+  if (outcome === 'dead') {
+    // Every death is in the log; only its fan-out is throttled.
+    const throttled = quiet(dest.lastDeadEventAt);
+    const { subject, data } = eventOf(a);
+    const ev = await appendEvent(tx, {
+      orgId: row.org_id,
+      type: 'delivery.dead',
+      subject,
+      data: { ...data, throttled },
+      now,
+      fanOut: !throttled,
+    });
+    dispatched += ev.dispatched;
+    if (!throttled) await tx.update(destinations).set({ lastDeadEventAt: now }).where(eq(destinations.id, dest.id));
+  }
+  if (dest.consecutiveFailures >= FAILING_AFTER && dest.health !== 'failing') {
+    await tx.update(destinations).set({ health: 'failing' }).where(eq(destinations.id, dest.id));
+    if (!quiet(dest.lastFailingEventAt)) {
+      await tx.update(destinations).set({ lastFailingEventAt: now }).where(eq(destinations.id, dest.id));
       const ev = await appendEvent(tx, {
         orgId: row.org_id,
-        type: 'delivery.dead',
-        subject,
-        data: { ...data, throttled },
+        type: 'destination.failing',
+        subject: { destination_id: dest.id },
+        data: { consecutive_failures: dest.consecutiveFailures, last_error: r.error },
         now,
-        fanOut: !throttled,
       });
       dispatched += ev.dispatched;
-      if (!throttled) await tx.update(destinations).set({ lastDeadEventAt: now }).where(eq(destinations.id, dest.id));
     }
-    if (dest.consecutiveFailures >= FAILING_AFTER && dest.health !== 'failing') {
-      await tx.update(destinations).set({ health: 'failing' }).where(eq(destinations.id, dest.id));
-      if (!quiet(dest.lastFailingEventAt)) {
-        await tx.update(destinations).set({ lastFailingEventAt: now }).where(eq(destinations.id, dest.id));
-        const ev = await appendEvent(tx, {
-          orgId: row.org_id,
-          type: 'destination.failing',
-          subject: { destination_id: dest.id },
-          data: { consecutive_failures: dest.consecutiveFailures, last_error: r.error },
-          now,
-        });
-        dispatched += ev.dispatched;
-      }
-    }
-    return { dispatched, retryAt: off.parked ? null : next };
-  });
+  }
+  return { dispatched, parked: off.parked };
 }
 
 /** Records one attempt of a system-webhook delivery; system webhooks raise no events (no loops). */

@@ -52,6 +52,11 @@ export class Worker {
     return this.pipeline.handoff;
   }
 
+  /** Claim statements run per outbox since the start. */
+  get claimsRun() {
+    return this.pipeline.claimsRun;
+  }
+
   /** Asks for a claim of both outboxes soon; calls during a claim make another one follow. */
   wake() {
     if (this.stopped) return;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../shared/ids.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { createForm, orgIdOf, seedDelivery, seedSubmission } from '../helpers/seed.js';
+import { createForm, seedDelivery, seedSubmission } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -12,12 +13,7 @@ let otherKey: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  submitKey = (await t.onboard(a.email, { scopes: ['submit'] })).key;
-  orgId = await orgIdOf(t, key);
-  otherKey = (await t.onboard()).key;
+  ({ key, orgId, readKey, submitKey, otherKey } = await tenants(t, { submit: true }));
 });
 afterAll(() => t.close());
 

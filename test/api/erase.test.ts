@@ -3,7 +3,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachments, deliveries, events, submissions } from '../../server/db/schema.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { createForm, orgIdOf, seedAttachment, seedDelivery, seedSubmission } from '../helpers/seed.js';
+import { createForm, seedAttachment, seedDelivery, seedSubmission } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -14,12 +15,7 @@ let otherOrgId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  orgId = await orgIdOf(t, key);
-  otherKey = (await t.onboard()).key;
-  otherOrgId = await orgIdOf(t, otherKey);
+  ({ key, orgId, readKey, otherKey, otherOrgId } = await tenants(t));
 });
 afterAll(() => t.close());
 

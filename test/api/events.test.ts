@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../server/events.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm, orgIdOf } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -11,11 +12,7 @@ let otherKey: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  submitKey = (await t.onboard(a.email, { scopes: ['submit'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, submitKey, otherKey } = await tenants(t, { submit: true }));
 });
 afterAll(() => t.close());
 

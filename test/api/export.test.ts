@@ -2,7 +2,8 @@ import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { createForm, orgIdOf, seedAttachment, seedSubmission } from '../helpers/seed.js';
+import { createForm, seedAttachment, seedSubmission } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -13,12 +14,7 @@ let otherKey: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  submitKey = (await t.onboard(a.email, { scopes: ['submit'] })).key;
-  orgId = await orgIdOf(t, key);
-  otherKey = (await t.onboard()).key;
+  ({ key, orgId, readKey, submitKey, otherKey } = await tenants(t, { submit: true }));
 });
 afterAll(() => t.close());
 

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver, until } from '../helpers/receiver.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -11,10 +12,7 @@ let readKey: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  email = a.email;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
+  ({ key, email, readKey } = await tenants(t));
 });
 afterAll(() => t.close());
 

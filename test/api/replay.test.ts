@@ -6,6 +6,7 @@ import { REPLAY_BATCH } from '../../server/services/replay.js';
 import { newId } from '../../shared/ids.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { orgIdOf, seedDelivery } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -15,11 +16,7 @@ let orgId: string;
 
 beforeAll(async () => {
   t = await startTestApp(); // no worker: the test reads the rows the replay queued
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
-  orgId = await orgIdOf(t, key);
+  ({ key, orgId, readKey, otherKey } = await tenants(t));
 });
 
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveries } from '../../server/db/schema.js';
 import { newId } from '../../shared/ids.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -16,10 +17,7 @@ const hook = { type: 'webhook', name: 'Hook', config: { url: 'https://hooks.exam
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, otherKey } = await tenants(t));
   formId = (await t.api('POST', '/v1/forms', key, { json: { name: 'Contact' } })).json.id;
   destId = (await t.api('POST', '/v1/destinations', key, { json: hook })).json.id;
   otherFormId = (await t.api('POST', '/v1/forms', otherKey, { json: { name: 'Theirs' } })).json.id;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forms, sandboxes, submissions } from '../../server/db/schema.js';
 import { deleteExpiredSandboxes } from '../../server/services/sandboxes.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -14,11 +15,7 @@ let ipSeq = 0;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  email = a.email;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, email, readKey, otherKey } = await tenants(t));
 });
 afterAll(() => t.close());
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexSearchBatch } from '../../server/worker/search-index.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { until } from '../helpers/receiver.js';
-import { createForm, orgIdOf, seedSubmission } from '../helpers/seed.js';
+import { createForm, seedSubmission } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -13,10 +14,7 @@ let otherOrgId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  key = (await t.onboard()).key;
-  orgId = await orgIdOf(t, key);
-  otherKey = (await t.onboard()).key;
-  otherOrgId = await orgIdOf(t, otherKey);
+  ({ key, orgId, otherKey, otherOrgId } = await tenants(t));
 });
 afterAll(() => t.close());
 

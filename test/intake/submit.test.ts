@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -12,8 +13,7 @@ const freshIp = () => {
 
 beforeAll(async () => {
   t = await startTestApp({ TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/never' });
-  key = (await t.onboard()).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, otherKey } = await tenants(t));
 });
 afterAll(() => t.close());
 
@@ -112,6 +112,18 @@ describe('POST /s/{formId}', () => {
     expect(all.filter((r) => r.status === 429)).toHaveLength(5);
     const list = await t.api('GET', `/v1/forms/${f.id}/submissions?limit=200`, key);
     expect(list.json.data).toHaveLength(8);
+  });
+
+  it('checks the rate limit before the challenge: a post over the limit reads rate_limited whatever its token', async () => {
+    const f = await form({ rate_limit: { max: 1, window_s: 60 }, challenge: { provider: 'turnstile', secret: 's' } });
+    const ip = freshIp();
+    // A failed challenge is stored (quarantined), so it counts towards the limit.
+    const first = await post(f.id, { name: 'x' }, { 'x-forwarded-for': ip });
+    expect((await detail(first.json.submission_id)).quarantine_reason).toBe('turnstile_failed');
+    const second = await post(f.id, { name: 'y', 'cf-turnstile-response': 'tok' }, { 'x-forwarded-for': ip });
+    expect(second.status).toBe(429);
+    const s = await detail(second.json.error.details.submission_id);
+    expect(s).toMatchObject({ status: 'quarantined', quarantine_reason: 'rate_limited' });
   });
 
   it('quarantines a failed challenge without calling out when the token is missing', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareToSchema } from '../../server/schemas/drift.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 describe('compareToSchema', () => {
   const schema = {
@@ -39,10 +40,7 @@ let ip = 0;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, otherKey } = await tenants(t));
 });
 afterAll(() => t.close());
 

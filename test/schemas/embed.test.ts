@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FIELDS } from '../../server/present/embed.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -10,10 +11,7 @@ let otherKey: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, otherKey } = await tenants(t));
 });
 afterAll(() => t.close());
 

@@ -3,6 +3,7 @@ import { DRAFT_2020_12, humanize, inferSchema } from '../../server/schemas/infer
 import { compileOrThrow } from '../../server/schemas/validate.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 type Sample = Record<string, unknown>;
 type Field = { name: string; types: string[]; presence: number; format?: string; enum?: string[] };
@@ -224,10 +225,7 @@ let ip = 0;
 
 beforeAll(async () => {
   t = await startTestApp();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, otherKey } = await tenants(t));
 });
 afterAll(() => t.close());
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMapping, checkMapping, missingFields, pickSource } from '../../server/streams/mapping.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { tenants } from '../helpers/tenant.js';
 
 const SCHEMA = {
   type: 'object',
@@ -79,10 +80,7 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({ RETRY_BASE_MS: '20' });
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, otherKey } = await tenants(t));
 });
 afterAll(async () => {
   for (const c of closers) await c();

@@ -6,6 +6,7 @@ import { newId } from '../../shared/ids.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver, until } from '../helpers/receiver.js';
 import { orgIdOf } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -16,10 +17,7 @@ const closers: (() => Promise<void>)[] = [];
 beforeAll(async () => {
   t = await startTestApp({ RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '1000' });
   await t.startWorker();
-  const a = await t.onboard();
-  key = a.key;
-  readKey = (await t.onboard(a.email, { scopes: ['read'] })).key;
-  otherKey = (await t.onboard()).key;
+  ({ key, readKey, otherKey } = await tenants(t));
 });
 
 afterAll(async () => {

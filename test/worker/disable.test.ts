@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../../server/db/schema.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver, until } from '../helpers/receiver.js';
-import { orgIdOf } from '../helpers/seed.js';
+import { tenants } from '../helpers/tenant.js';
 
 let t: TestEnv;
 let key: string;
@@ -16,9 +16,7 @@ beforeAll(async () => {
   // One second of unbroken failures switches a destination off; retries come every 20-640 ms.
   t = await startTestApp({ RETRY_BASE_MS: '20', DESTINATION_DISABLE_AFTER_S: '1', WEBHOOK_TIMEOUT_MS: '1000' });
   await t.startWorker();
-  key = (await t.onboard()).key;
-  otherKey = (await t.onboard()).key;
-  orgId = await orgIdOf(t, key);
+  ({ key, orgId, otherKey } = await tenants(t));
 });
 
 afterAll(async () => {
