@@ -400,7 +400,13 @@ export function sampleValue(f: EmbedField): unknown {
   }
 }
 
-export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIELDS, honeypot = '_gotcha') {
+/** The snippets of a form; `hostedUrl` (a form's, not a sandbox's) adds the link to its hosted page. */
+export function buildEmbed(
+  submitUrl: string,
+  fields: EmbedField[] = DEFAULT_FIELDS,
+  honeypot = '_gotcha',
+  hostedUrl?: string,
+) {
   const ids = controlIds(fields);
   const html = [
     `<form action="${esc(submitUrl)}" method="POST">`,
@@ -462,7 +468,7 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
     '  return res.json();',
     '}',
   ].join('\n');
-  return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs };
+  return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs, ...(hostedUrl ? { hosted_url: hostedUrl } : {}) };
 }
 
 /**

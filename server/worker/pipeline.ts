@@ -201,6 +201,11 @@ export class Pipeline {
     }
   }
 
+  /** Rows this process holds now (queued, sending, or sent and not yet recorded). */
+  get holding(): number {
+    return this.claimed.size;
+  }
+
   /** Room left for rows in this process, within the global limit. */
   private free() {
     return this.lanes.capacity - this.lanes.queued - this.lanes.active - this.adopting.length;

@@ -84,15 +84,17 @@ export class Worker {
   }
 
   /**
-   * Writes the search text of new submissions, a batch at a time, until none is left or intake
-   * starts queueing in this process (intake first: the rows wait for the next tick, and `q` finds
-   * them meanwhile by computing their text). One run at a time in this process.
+   * Writes the search text of new submissions, a batch at a time, until none is left, or intake
+   * starts queueing in this process, or every send slot is taken (a backlog is being delivered):
+   * intake and deliveries first. The rows wait for a later tick, and `q` finds them meanwhile by
+   * computing their text. One run at a time in this process.
    */
   async searchIndex() {
     if (this.stopped || this.indexRun) return;
     const load = this.pipeline.intakeLoad;
     this.indexRun = (async () => {
-      while (!this.stopped && !load.busy()) {
+      const busy = () => load.busy() || this.pipeline.holding >= this.deps.config.workerConcurrency;
+      while (!this.stopped && !busy()) {
         if ((await indexSearchBatch(this.deps.database)) < SEARCH_INDEX_BATCH) return;
       }
     })()
