@@ -400,13 +400,7 @@ export function sampleValue(f: EmbedField): unknown {
   }
 }
 
-/** The snippets of a form; `hostedUrl` (a form's, not a sandbox's) adds the link to its hosted page. */
-export function buildEmbed(
-  submitUrl: string,
-  fields: EmbedField[] = DEFAULT_FIELDS,
-  honeypot = '_gotcha',
-  hostedUrl?: string,
-) {
+export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIELDS, honeypot = '_gotcha') {
   const ids = controlIds(fields);
   const html = [
     `<form action="${esc(submitUrl)}" method="POST">`,
@@ -468,7 +462,7 @@ export function buildEmbed(
     '  return res.json();',
     '}',
   ].join('\n');
-  return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs, ...(hostedUrl ? { hosted_url: hostedUrl } : {}) };
+  return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
-import { type FormOut, hostedUrl, presentForm, submitUrl } from '../present/forms.js';
+import { type FormOut, presentForm, submitUrl } from '../present/forms.js';
 import { deliverySteps, routeOf } from './next-steps.js';
 import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
@@ -74,7 +74,7 @@ export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []):
   const url = submitUrl(deps, f.id);
   return {
     ...presentForm(deps, f, undefined, streams),
-    embed: buildEmbed(url, undefined, undefined, hostedUrl(deps, f.id)),
+    embed: buildEmbed(url),
     verify: buildVerify(url, f.settings.allowed_origins),
     next: deliverySteps(f.id, {
       destination: 'Route submissions somewhere: create a destination (email, telegram or webhook) first',
@@ -288,7 +288,7 @@ export async function embedFor(deps: Deps, form: FormRow) {
   const declared = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
   const fields: EmbedField[] = declared.length ? declared : DEFAULT_FIELDS;
   const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
-  return { fields, embed: buildEmbed(submitUrl(deps, form.id), fields, honeypot, hostedUrl(deps, form.id)) };
+  return { fields, embed: buildEmbed(submitUrl(deps, form.id), fields, honeypot) };
 }
 
 /** Id and name of the organization's forms (not sandboxes), newest first: the dashboard's form filter. */

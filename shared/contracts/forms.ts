@@ -39,17 +39,7 @@ export const FormSettings = z
   .meta({ id: 'FormSettings' });
 
 export const Embed = z
-  .object({
-    html: z.string(),
-    fetch: z.string(),
-    react: z.string(),
-    astro: z.string(),
-    nextjs_action: z.string(),
-    hosted_url: z
-      .string()
-      .optional()
-      .meta({ description: 'the hosted form page (GET /f/{formId}): a link to share when there is no website to embed in' }),
-  })
+  .object({ html: z.string(), fetch: z.string(), react: z.string(), astro: z.string(), nextjs_action: z.string() })
   .meta({ id: 'Embed' });
 
 export const Verify = z.object({ curl: z.string(), then: z.string() }).meta({ id: 'Verify' });
