@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { OUT_DIR, ROOT, stampInputs } from './build-state.mjs';
+import { OUT_DIR, ROOT, staleReason, stampInputs } from './build-state.mjs';
 import { mendText, PATCH_MARK } from './patch-postgres.mjs';
 
 const pjson = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -173,6 +173,10 @@ async function watch() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // --if-stale (npm's prepare step): keep a build that matches the sources. `npx formsvc` in a clone
+  // runs prepare every time; rebuilding would delete dist/ under a server or CLI already running it.
   if (process.argv.includes('--watch')) await watch();
+  else if (process.argv.includes('--if-stale') && staleReason() === null)
+    console.log(`formsvc build: ${OUT_DIR}/ is up to date`);
   else await buildOnce();
 }
