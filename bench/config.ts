@@ -93,6 +93,8 @@ export const USAGE = `Settings (environment):
   BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
   BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
                           (not the benchmark's figure: the service delivers as it takes submissions)
+  BENCH_SERVICE_DIR       run another checkout's \`npm start\` as the service (built there), to compare code before and after
+                          a change with the same bench
   BENCH_PROFILE_DIR       the node processes of npm start write V8 CPU profiles (.cpuprofile) there when they stop`;
 
 /** A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same object. */

@@ -104,7 +104,9 @@ export function spawnNode(args: string[], env: Record<string, string>): Child {
  * JavaScript); the child's pid is npm's, and the server is one of its descendants.
  */
 export function spawnNpmStart(env: Record<string, string>): Child {
-  return spawnChild('npm', ['start', '--silent'], env);
+  // BENCH_SERVICE_DIR: another checkout's `npm start` (its code, this bench), for before/after runs.
+  const dir = process.env.BENCH_SERVICE_DIR;
+  return spawnChild('npm', ['start', '--silent', ...(dir ? ['--prefix', dir] : [])], env);
 }
 
 const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
