@@ -42,14 +42,19 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Reads a body up to `max` bytes; more answers 413 before anything is stored. */
-async function readCapped(req: Request, max: number): Promise<string> {
+/**
+ * Reads a body up to `max` bytes; more answers 413 before anything is stored. A leading byte-order
+ * mark is dropped for JSON (an editor's, never data) and kept for a form-encoded body, where it is
+ * the first character of the first key as sent.
+ */
+async function readCapped(req: Request, max: number, keepBom = false): Promise<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: keepBom });
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) throw tooLarge(`The body is larger than ${max / 1024} KB.`);
   // A declared length within the cap is all the HTTP parser lets through: read it whole (on
   // @hono/node-server straight from the socket, without building a web stream).
   if (req.headers.get('content-length') !== null && Number.isInteger(declared) && declared >= 0)
-    return new TextDecoder('utf-8', { fatal: false }).decode(await req.arrayBuffer());
+    return decoder.decode(await req.arrayBuffer());
   if (!req.body) return '';
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -64,8 +69,7 @@ async function readCapped(req: Request, max: number): Promise<string> {
     }
     chunks.push(value);
   }
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
-  return text;
+  return decoder.decode(Buffer.concat(chunks));
 }
 
 /**
@@ -132,7 +136,7 @@ export async function parseSubmission(req: Request, files: FileRules): Promise<P
     return { fields: sanitize(body) as Fields, files: [], encoding: 'json' };
   }
   if (type === 'application/x-www-form-urlencoded') {
-    const text = await readCapped(req, INTAKE_LIMITS.bodyBytes);
+    const text = await readCapped(req, INTAKE_LIMITS.bodyBytes, true);
     const fields: Fields = {};
     for (const [k, v] of new URLSearchParams(text)) addField(fields, k, v);
     return { fields: sanitize(fields) as Fields, files: [], encoding: 'urlencoded' };

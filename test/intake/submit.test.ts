@@ -54,6 +54,22 @@ describe('POST /s/{formId}', () => {
     expect((await detail(r.json.submission_id)).data).toEqual({ color: ['red', 'blue'], name: 'Ada L' });
   });
 
+  it('keeps a leading byte-order mark of a urlencoded body as the first key sent; JSON drops it', async () => {
+    const f = await form();
+    const r = await t.request('POST', `/s/${f.id}`, {
+      body: '\uFEFFname=Ada',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    });
+    expect(r.status).toBe(200);
+    expect((await detail(r.json.submission_id)).data).toEqual({ '\uFEFFname': 'Ada' });
+    const j = await t.request('POST', `/s/${f.id}`, {
+      body: '\uFEFF{"name":"Ada"}',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+    });
+    expect(j.status).toBe(200);
+    expect((await detail(j.json.submission_id)).data).toEqual({ name: 'Ada' });
+  });
+
   it('stores honeypot hits as spam with 200, default and renamed honeypot', async () => {
     const f = await form();
     const r = await post(f.id, { name: 'Bot', _gotcha: 'x' });
