@@ -85,15 +85,16 @@ export class Worker {
 
   /**
    * Writes the search text of new submissions, a batch at a time, until none is left, or intake
-   * starts queueing in this process, or every send slot is taken (a backlog is being delivered):
-   * intake and deliveries first. The rows wait for a later tick, and `q` finds them meanwhile by
-   * computing their text. One run at a time in this process.
+   * starts queueing in this process, or this process holds deliveries to send: intake and
+   * deliveries first (a steady trickle of deliveries leaves gaps; a backlog is delivered first).
+   * The rows wait for a later tick, and `q` finds them meanwhile by computing their text. One run
+   * at a time in this process.
    */
   async searchIndex() {
     if (this.stopped || this.indexRun) return;
     const load = this.pipeline.intakeLoad;
     this.indexRun = (async () => {
-      const busy = () => load.busy() || this.pipeline.holding >= this.deps.config.workerConcurrency;
+      const busy = () => load.busy() || this.pipeline.holding > 0;
       while (!this.stopped && !busy()) {
         if ((await indexSearchBatch(this.deps.database)) < SEARCH_INDEX_BATCH) return;
       }
