@@ -194,3 +194,11 @@ export function done(c: Context<DashEnv>, to: string, notice?: string) {
   const url = notice ? `${to}${to.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}` : to;
   return c.redirect(url, 303);
 }
+
+/** The link to a list's next page (older rows), when there is one. */
+export const Pager: FC<{ href: string | null; label: string }> = ({ href, label }) =>
+  href ? (
+    <nav class="pager" aria-label="Pages">
+      <a href={href}>{label}</a>
+    </nav>
+  ) : null;

@@ -17,7 +17,7 @@ import {
 } from '../../services/webhooks.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
-import { Badge, Copyable, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
+import { Badge, Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
 import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
@@ -171,11 +171,10 @@ async function webhooksPage(
           </table>
         </div>
       )}
-      {list.next_cursor ? (
-        <nav class="pager" aria-label="Pages">
-          <a href={`/app/webhooks?cursor=${encodeURIComponent(list.next_cursor)}`}>Older webhooks</a>
-        </nav>
-      ) : null}
+      <Pager
+        href={list.next_cursor ? `/app/webhooks?cursor=${encodeURIComponent(list.next_cursor)}` : null}
+        label="Older webhooks"
+      />
       {can(c, webhookOps.create) ? (
         <>
           {form.error ? <ErrorBox message={form.error.message} hint={formHint(form.error)} /> : null}

@@ -4,7 +4,7 @@ import { pageOf } from '../../http/pagination.js';
 import { getStream, listStreams, previewStream } from '../../services/streams.js';
 import type { DashEnv } from '../env.js';
 import { allow, queryFor } from '../input.js';
-import { Badge, Empty, page, Time } from '../render.js';
+import { Badge, Empty, Pager, page, Time } from '../render.js';
 
 /** JSON shown as text in a <pre> (escaped by JSX like every other value). */
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
@@ -79,11 +79,10 @@ export function registerStreamPages(dash: Hono<DashEnv>): void {
             </table>
           </div>
         )}
-        {list.next_cursor ? (
-          <nav class="pager" aria-label="Pages">
-            <a href={`/app/streams?cursor=${encodeURIComponent(list.next_cursor)}`}>Older streams</a>
-          </nav>
-        ) : null}
+        <Pager
+          href={list.next_cursor ? `/app/streams?cursor=${encodeURIComponent(list.next_cursor)}` : null}
+          label="Older streams"
+        />
       </>,
     );
   });

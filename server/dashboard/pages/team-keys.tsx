@@ -6,7 +6,7 @@ import { pageOf } from '../../http/pagination.js';
 import { createKey, listKeys, revokeKey } from '../../services/keys.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
-import { Copyable, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
+import { Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
 import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
 
 const SCOPE_HELP: Record<(typeof KEY_SCOPES)[number], string> = {
@@ -92,11 +92,10 @@ async function keysPage(
           </table>
         </div>
       )}
-      {list.next_cursor ? (
-        <nav class="pager" aria-label="Pages">
-          <a href={`/app/keys?cursor=${encodeURIComponent(list.next_cursor)}`}>Older keys</a>
-        </nav>
-      ) : null}
+      <Pager
+        href={list.next_cursor ? `/app/keys?cursor=${encodeURIComponent(list.next_cursor)}` : null}
+        label="Older keys"
+      />
       {can(c, keyOps.create) ? (
         <form method="post" action="/app/keys" class="card" aria-labelledby="newkey-h">
           <h2 id="newkey-h">Create a key</h2>
