@@ -145,29 +145,45 @@ export function describeErrors(label: string, r: CannonResult, ctx: Ctx) {
   ctx.notes.push(`${label}: ${parts.join('; ')}`);
 }
 
+/** CPU (ms per 500 ms) below which the service counts as idle, and PostgreSQL's processes with it. */
+const IDLE_SERVICE_MS = 25;
+const IDLE_POSTGRES_MS = 50;
+
 /**
- * Waits (up to 60 s) until no autovacuum worker runs on the PostgreSQL server, so that neither
- * target's run shares the machine with vacuuming the tables an earlier run filled (PostgreSQL only).
+ * Waits (up to 60 s) until no autovacuum worker runs on the PostgreSQL server and the service has
+ * finished the work an earlier run left it (delivering is waited for already; this covers work done
+ * after the fact, such as writing the search text of the run's submissions): neither target's run
+ * shares the machine with the other's leftovers. Idle means the service's processes used under 5 %
+ * of a core, and PostgreSQL's under 10 %, over half a second.
  */
 async function quiet(ctx: Ctx, label: string) {
-  const sql = ctx.store.sql;
-  if (!sql) return;
-  const busy = async () =>
-    Number(
-      (
-        await sql<
-          { n: number }[]
-        >`select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'`
-      )[0].n,
-    );
-  if (!(await busy())) return;
   const t0 = Date.now();
-  const done = await waitFor(async () => (await busy()) === 0, 60_000, 200);
-  const s = ((Date.now() - t0) / 1000).toFixed(1);
+  const sql = ctx.store.sql;
+  const vacuuming = async () =>
+    sql
+      ? Number(
+          (
+            await sql<
+              { n: number }[]
+            >`select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'`
+          )[0].n,
+        )
+      : 0;
+  const svc = ctx.svc;
+  const serviceIdle = async () => {
+    if (!svc) return true;
+    const meter = cpuMeter(() => svc.pids(), sql !== null);
+    await sleep(500);
+    const cpu = meter.stop();
+    return (cpu.server ?? 0) < IDLE_SERVICE_MS && (cpu.postgres ?? 0) < IDLE_POSTGRES_MS;
+  };
+  const done = await waitFor(async () => (await vacuuming()) === 0 && (await serviceIdle()), 60_000, 0);
+  const s = (Date.now() - t0) / 1000;
+  if (s < 1.5 && done) return;
   ctx.notes.push(
     done
-      ? `${label}: waited ${s} s for autovacuum to finish first`
-      : `${label}: autovacuum still running after ${s} s; ran anyway`,
+      ? `${label}: waited ${s.toFixed(1)} s for autovacuum and the service's after-work to finish first`
+      : `${label}: the service or PostgreSQL still busy after ${s.toFixed(1)} s; ran anyway`,
   );
 }
 

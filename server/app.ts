@@ -79,7 +79,9 @@ export function buildApp(deps: Deps) {
     const ms = Math.round(performance.now() - started);
     const line = { req_id: requestId, method: c.req.method, path: c.req.path, ms };
     // A client that went away before its answer is nobody's failure: debug, and no status it never saw.
-    if (clientGone(c)) deps.log.debug(line, 'request closed by the client');
+    // Such a request ends in an error answer; asking only then spares every other request the
+    // AbortSignal the question creates.
+    if (c.res.status >= 400 && clientGone(c)) deps.log.debug(line, 'request closed by the client');
     else if (c.req.path !== '/healthz') deps.log.info({ ...line, status: c.res.status }, 'request');
   });
 

@@ -23,6 +23,8 @@ export interface Config {
   digestCheckMs: number;
   /** How often the worker writes the search text of new submissions (q's index), in batches. */
   searchIndexMs: number;
+  /** How often the process checks whether it went idle after a burst, to give the burst's memory back (0: off). */
+  idleGcMs: number;
   /** How often the housekeeping jobs run (release of held deliveries, retention, …). */
   housekeepingMs: number;
   webhookTimeoutMs: number;
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     destinationDisableAfterS: Math.max(1, int(env.DESTINATION_DISABLE_AFTER_S, 5 * 86_400)),
     digestCheckMs: int(env.DIGEST_CHECK_MS, 60_000),
     searchIndexMs: Math.max(10, int(env.SEARCH_INDEX_MS, 1000)),
+    idleGcMs: Math.max(0, int(env.IDLE_GC_MS, 500)),
     housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
     attachmentUrlTtlS: Math.max(60, int(env.ATTACHMENT_URL_TTL_S, 86_400)),

@@ -6,6 +6,7 @@ import type { Deps } from './http/context.js';
 import { listen } from './http/listen.js';
 import { createLogger, type Logger } from './log.js';
 import { createMailer } from './mail.js';
+import { collectWhenIdle } from './memory.js';
 import { createLocalStorage } from './storage.js';
 import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
@@ -102,10 +103,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const { address, port } = listening.address;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   log.info(`formsvc listening on ${url} (public base ${config.publicBaseUrl})`);
+  const releaseIdleGc = collectWhenIdle(config.idleGcMs, log);
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
+      releaseIdleGc();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
       await outbound.close();

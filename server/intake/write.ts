@@ -35,9 +35,10 @@ export function submissionEvent(
 const snakeKeys = new Map<string, string>();
 
 /** snake_case keys for jsonb_to_recordset (it matches JSON keys to the column names). */
-function snake(row: Record<string, unknown>) {
+function snake(row: Record<string, unknown>, skip?: string) {
   const out: Record<string, unknown> = {};
   for (const k in row) {
+    if (k === skip) continue;
     let key = snakeKeys.get(k);
     if (key === undefined) {
       key = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -73,17 +74,23 @@ export async function writeInOneStatement(
   const claimed: Claimed[] = [];
   // An instant payload holds the submission's own data and meta (planFromRoutes puts these very
   // objects in it): the statement builds it from the submission row rather than parse them twice.
-  const rowOf = ({ destinationType: _type, ...d }: Planned[number]) => {
+  // One object per row (the hot path): the planned delivery's columns, its type left out.
+  const rowOf = (d: Planned[number], attempts: number, leaseUntil: Date | null) => {
     const p = d.payload as Record<string, unknown>;
-    const instant = p.stream === null && p.data === row.data && p.meta === row.meta;
-    return instant
-      ? { ...snake(d), payload: null, form_slug: entry.form.slug, received: row.receivedAt.toISOString() }
-      : snake(d);
+    const out = snake(d, 'destinationType');
+    if (p.stream === null && p.data === row.data && p.meta === row.meta) {
+      out.payload = null;
+      out.form_slug = entry.form.slug;
+      out.received = row.receivedAt.toISOString();
+    }
+    out.attempts = attempts;
+    out.lease_until = leaseUntil;
+    return out;
   };
   const deliveryRows = planned.map((d) => {
     const n = wanted.get(d.destinationId) ?? 0;
     if (d.status !== 'pending' || !d.nextAttemptAt || !handoff || !lease || handoff.room(d.destinationId) <= n) {
-      return { ...rowOf(d), attempts: 0, lease_until: null };
+      return rowOf(d, 0, null);
     }
     wanted.set(d.destinationId, n + 1);
     claimed.push({
@@ -100,7 +107,9 @@ export async function writeInOneStatement(
       type: d.destinationType,
       lease_until: lease,
     });
-    return { ...rowOf(d), status: 'sending', attempts: 1, lease_until: lease };
+    const claimedRow = rowOf(d, 1, lease);
+    claimedRow.status = 'sending';
+    return claimedRow;
   });
   const event = eventType ? eventRow(submissionEvent(eventType, row, planned)) : null;
   const hooks = event && eventType ? hookDeliveryRows(entry.hooks[eventType], event) : [];
