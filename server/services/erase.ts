@@ -24,7 +24,8 @@ export type EraseInput = z.output<typeof EraseBody>;
  * address in any field goes, with its attachments (rows and stored bytes). Its deliveries stay as
  * rows, since monthly counts read them, but keep no personal data: payload, last response and
  * last error are replaced, and a delivery still to send is ended as skipped (reason `erased`).
- * A digest delivery that lists one of them keeps only its id in that list.
+ * A digest delivery that lists one of them keeps only its id in that list, and no last response
+ * or last error.
  * One `submissions.erased` event records the count and a SHA-256 of the address, never the
  * address. `dry_run` only counts. Files are removed after each batch commits.
  */
@@ -62,7 +63,8 @@ export async function eraseSubmissions(
         .set({ status: 'skipped', skipReason: 'erased', nextAttemptAt: null, leaseUntil: null })
         .where(and(mine, notInArray(deliveries.status, FINISHED)));
       await tx.update(deliveries).set({ payload: ERASED_PAYLOAD, lastResponse: null, lastError: null }).where(mine);
-      // A digest lists many submissions in its payload: an erased one keeps only its id there.
+      // A digest lists many submissions in its payload: an erased one keeps only its id there, and
+      // the receiver's answer to it (which may echo any of them) goes.
       const idList = sql`array[${sql.join(
         ids.map((id) => sql`${id}`),
         sql`, `,
@@ -71,7 +73,8 @@ export async function eraseSubmissions(
         update deliveries d set payload = jsonb_set(d.payload, '{submissions}', (
           select jsonb_agg(case when x->>'id' = any(${idList})
             then jsonb_build_object('id', x->>'id', 'erased', true) else x end order by n)
-          from jsonb_array_elements(d.payload->'submissions') with ordinality as e(x, n)))
+          from jsonb_array_elements(d.payload->'submissions') with ordinality as e(x, n))),
+          last_response = null, last_error = null
         where d.org_id = ${actor.orgId} and d.submission_id is null
           and jsonb_typeof(d.payload->'submissions') = 'array'
           and exists (select 1 from jsonb_array_elements(d.payload->'submissions') x where x->>'id' = any(${idList}))`);

@@ -60,6 +60,8 @@ async function people(addr: string) {
     formId: f2,
     status: 'sent',
     payload: { type: 'digest.ready', count: 2, submissions: [item(b), item(bystander)] },
+    lastResponse: { status: 200, body: `got ${addr} and another` },
+    lastError: `receiver choked on ${addr}`,
   });
   const otherForm = await createForm(t, otherKey);
   const theirs = await seedSubmission(t, { orgId: otherOrgId, formId: otherForm, data: { email: addr } });
@@ -109,6 +111,7 @@ describe('POST /v1/submissions/erase', () => {
       count: 2,
       submissions: [{ id: p.b.id, erased: true }, p.item(p.bystander)],
     });
+    expect(digest).toMatchObject({ lastResponse: null, lastError: null });
     const d = await t.api('GET', `/v1/deliveries/${p.pending.id}`, key);
     expect(d.status).toBe(200);
     expect(d.json).toMatchObject({ status: 'skipped', skip_reason: 'erased' });
