@@ -11,6 +11,7 @@ import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
 import type { AppEnv, Deps } from './http/context.js';
 import { ApiError, clientGone, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
+import { KeptRouter } from './http/router.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerAuth } from './routes/auth.js';
 import { registerBilling } from './routes/billing.js';
@@ -59,6 +60,7 @@ const PATTERNS = operations.map((o) => ({
 export function buildApp(deps: Deps) {
   const trusted = trustList(deps.config.trustedProxies);
   const app = new OpenAPIHono<AppEnv>({
+    router: new KeptRouter(),
     defaultHook: (result) => {
       if (!result.success) {
         throw new ApiError('validation_failed', `The ${result.target} has invalid fields.`, {
