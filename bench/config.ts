@@ -95,7 +95,7 @@ export const USAGE = `Settings (environment):
                           (not the benchmark's figure: the service delivers as it takes submissions)
   BENCH_SERVICE_DIR       run another checkout's \`npm start\` as the service (built there), to compare code before and after
                           a change with the same bench
-  BENCH_PROFILE_DIR       the node processes of npm start write V8 CPU profiles (.cpuprofile) there when they stop`;
+  BENCH_PROFILE_DIR       the server process of npm start writes a V8 CPU profile (<pid>.cpuprofile) there when it stops`;
 
 /** A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same object. */
 export function submissionBody(extra: Record<string, unknown> = {}): string {

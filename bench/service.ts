@@ -33,6 +33,9 @@ export interface Store {
   sql: postgres.Sql | null;
 }
 
+/** The CPU-profile hook BENCH_PROFILE_DIR loads into the service's processes. */
+const profileHook = new URL('./cpu-profile.mjs', import.meta.url).href;
+
 const admin = (url: string) => postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
 
 export async function openRoot(cfg: BenchConfig, clean: Cleanups): Promise<Root> {
@@ -159,11 +162,15 @@ export class Service {
   async start(worker: boolean): Promise<{ spawnedAt: number; healthyAt: number }> {
     if (this.proc) throw new Error('service already running');
     const spawnedAt = nowMs();
-    // BENCH_PROFILE_DIR: every node process of the tree (npm's too) writes a V8 CPU profile there
-    // when it stops (node --cpu-prof); the server's is the largest.
+    // BENCH_PROFILE_DIR: the server writes a V8 CPU profile there when it stops, through a hook
+    // module since Node 20 refuses --cpu-prof in NODE_OPTIONS (a file URL: no spaces to quote). npm
+    // loads the hook too but writes nothing: it ends by re-raising SIGTERM, which runs no 'exit' handler.
     const dir = process.env.BENCH_PROFILE_DIR;
     const profile: Record<string, string> = dir
-      ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim() }
+      ? {
+          BENCH_PROFILE_DIR: path.resolve(dir),
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${profileHook}`.trim(),
+        }
       : {};
     const p = spawnNpmStart({ ...this.env, ...profile, WORKER: String(worker) });
     this.proc = p;

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { destinationOps } from '../../shared/contracts/destinations.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { presentDestination } from '../present/destinations.js';
@@ -12,6 +12,7 @@ import {
   listDestinations,
   updateDestination,
 } from '../services/destinations.js';
+import { mountRemove } from './glue.js';
 
 export function registerDestinations(app: OpenAPIHono<AppEnv>) {
   mount(app, destinationOps.list, async (c) => {
@@ -32,10 +33,7 @@ export function registerDestinations(app: OpenAPIHono<AppEnv>) {
   mount(app, destinationOps.update, async (c) =>
     send(c, await updateDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, destinationOps.delete, async (c) => {
-    await deleteDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, destinationOps.delete, deleteDestination);
   mount(app, destinationOps.test, async (c) =>
     send(c, await testDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
   );

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { formOps } from '../../shared/contracts/forms.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import {
@@ -12,6 +12,7 @@ import {
   listForms,
   updateForm,
 } from '../services/forms.js';
+import { mountRemove } from './glue.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.list, async (c) => {
@@ -32,10 +33,7 @@ export function registerForms(app: OpenAPIHono<AppEnv>) {
   mount(app, formOps.update, async (c) =>
     send(c, await updateForm(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, formOps.delete, async (c) => {
-    await deleteForm(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, formOps.delete, deleteForm);
   mount(app, formOps.embed, async (c) =>
     send(c, (await formEmbed(c.get('deps'), c.get('actor'), c.req.valid('param').id)).embed),
   );

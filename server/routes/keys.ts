@@ -1,9 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { keyOps } from '../../shared/contracts/keys.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { createKey, getKey, listKeys, revokeKey } from '../services/keys.js';
+import { mountRemove } from './glue.js';
 
 export function registerKeys(app: OpenAPIHono<AppEnv>) {
   mount(app, keyOps.create, async (c) =>
@@ -13,8 +14,5 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     send(c, await listKeys(c.get('deps'), c.get('actor'), pageOf(c.req.valid('query'), 'apiKey'))),
   );
   mount(app, keyOps.get, async (c) => send(c, await getKey(c.get('deps'), c.get('actor'), c.req.valid('param').id)));
-  mount(app, keyOps.revoke, async (c) => {
-    await revokeKey(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, keyOps.revoke, revokeKey);
 }

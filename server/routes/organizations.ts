@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { invitationOps } from '../../shared/contracts/invitations.js';
 import { memberOps } from '../../shared/contracts/members.js';
 import { organizationOps } from '../../shared/contracts/organizations.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import {
@@ -19,6 +19,7 @@ import {
   switchOrganization,
   updateOrganization,
 } from '../services/organizations.js';
+import { mountRemove } from './glue.js';
 
 /** Organizations, members and invitations: who works in which organization, with which role. */
 export function registerOrganizations(app: OpenAPIHono<AppEnv>) {
@@ -41,10 +42,7 @@ export function registerOrganizations(app: OpenAPIHono<AppEnv>) {
   mount(app, memberOps.update, async (c) =>
     send(c, await updateMember(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, memberOps.remove, async (c) => {
-    await removeMember(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, memberOps.remove, removeMember);
 
   mount(app, invitationOps.list, async (c) =>
     send(c, await listInvitations(c.get('deps'), c.get('actor'), pageOf(c.req.valid('query'), 'invitation'))),
@@ -59,8 +57,5 @@ export function registerOrganizations(app: OpenAPIHono<AppEnv>) {
   mount(app, invitationOps.accept, async (c) =>
     send(c, await acceptInvitation(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
   );
-  mount(app, invitationOps.revoke, async (c) => {
-    await revokeInvitation(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, invitationOps.revoke, revokeInvitation);
 }

@@ -1,10 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { projectOps } from '../../shared/contracts/projects.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { presentProject } from '../present/projects.js';
 import { createProject, deleteProject, getProjectRow, listProjects, updateProject } from '../services/projects.js';
+import { mountRemove } from './glue.js';
 
 export function registerProjects(app: OpenAPIHono<AppEnv>) {
   mount(app, projectOps.list, async (c) =>
@@ -23,8 +24,5 @@ export function registerProjects(app: OpenAPIHono<AppEnv>) {
   mount(app, projectOps.update, async (c) =>
     send(c, await updateProject(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, projectOps.delete, async (c) => {
-    await deleteProject(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, projectOps.delete, deleteProject);
 }

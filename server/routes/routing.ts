@@ -1,10 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { routeOps } from '../../shared/contracts/routes.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../services/routes.js';
 import { registerDestinations } from './destinations.js';
+import { mountRemove } from './glue.js';
 
 /** Routing configuration: destinations and the routes that connect forms to them. */
 export function registerRouting(app: OpenAPIHono<AppEnv>) {
@@ -22,8 +23,5 @@ export function registerRouting(app: OpenAPIHono<AppEnv>) {
   mount(app, routeOps.update, async (c) =>
     send(c, await updateRoute(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, routeOps.delete, async (c) => {
-    await deleteRoute(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, routeOps.delete, deleteRoute);
 }

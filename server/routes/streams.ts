@@ -16,6 +16,7 @@ import {
   publishStreamSchema,
   updateStream,
 } from '../services/streams.js';
+import { mountRemove } from './glue.js';
 
 export function registerStreams(app: OpenAPIHono<AppEnv>) {
   mount(app, streamOps.list, async (c) =>
@@ -31,10 +32,7 @@ export function registerStreams(app: OpenAPIHono<AppEnv>) {
   mount(app, streamOps.update, async (c) =>
     send(c, await updateStream(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, streamOps.delete, async (c) => {
-    await deleteStream(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, streamOps.delete, deleteStream);
   mount(app, streamOps.getSchema, async (c) =>
     send(c, await getStreamSchema(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
   );

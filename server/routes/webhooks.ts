@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { webhookOps } from '../../shared/contracts/webhooks.js';
-import { type AppEnv, noContent, send } from '../http/context.js';
+import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { pageOf } from '../http/pagination.js';
 import { presentWebhook } from '../present/webhooks.js';
@@ -13,6 +13,7 @@ import {
   listWebhooks,
   updateWebhook,
 } from '../services/webhooks.js';
+import { mountRemove } from './glue.js';
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
   mount(app, webhookOps.list, async (c) =>
@@ -30,10 +31,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
   mount(app, webhookOps.update, async (c) =>
     send(c, await updateWebhook(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
-  mount(app, webhookOps.delete, async (c) => {
-    await deleteWebhook(c.get('deps'), c.get('actor'), c.req.valid('param').id);
-    return noContent(c);
-  });
+  mountRemove(app, webhookOps.delete, deleteWebhook);
   mount(app, webhookOps.retryDeliveries, async (c) =>
     send(c, await retryWebhookDeliveries(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );

@@ -1,5 +1,5 @@
 import { PLANS } from '../plans.js';
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { body, errors, IdParam, json, ListQuery, listOf, listPage, op, Timestamp, z } from './common.js';
 
 /** Platform operator endpoints: callers whose user email is listed in ADMIN_EMAILS. */
 
@@ -101,17 +101,13 @@ export const adminOps = {
       ...errors('bad_request', 'unauthorized', 'forbidden', 'validation_failed'),
     },
   }),
-  listGrants: op('read', {
-    method: 'get',
+  listGrants: listPage('read', listOf(PlanGrant, 'PlanGrantList'), {
     path: '/v1/admin/plan-grants',
     operationId: 'plan_grants_list',
     tags,
     summary: `List plan grants, newest first (never their codes)${OPERATOR}`,
-    request: { query: ListQuery },
-    responses: {
-      200: json(listOf(PlanGrant, 'PlanGrantList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: ListQuery,
+    also: ['forbidden'],
   }),
   revokeGrant: op('manage', {
     method: 'post',

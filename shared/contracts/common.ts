@@ -194,4 +194,62 @@ export function op<P extends string, R extends Omit<RouteConfig, 'path'> & { pat
   });
 }
 
+/**
+ * What an operation says of itself where the rest is the same for every resource; `also`: the error
+ * codes it adds. The helpers below write their keys in the order of a hand-written op (method, path,
+ * operationId, tags, summary, request, responses), so /openapi.json is the same either way.
+ */
+interface OpSpec<P extends string> {
+  path: P;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  also?: ErrorCode[];
+}
+
+/**
+ * GET of one resource by its id (read scope): 200 with the resource, 404 for an unknown id or one of
+ * another organization.
+ */
+export function getById<P extends string, T extends z.ZodType>(schema: T, { also = [], ...route }: OpSpec<P>) {
+  return op('read', {
+    method: 'get',
+    ...route,
+    request: { params: IdParam },
+    responses: { 200: json(schema), ...errors('unauthorized', ...also, 'not_found') },
+  });
+}
+
+/** DELETE of one resource by its id (manage scope): 204, or 404 as for a GET. */
+export function deleteById<P extends string>({ also = [], ...route }: OpSpec<P>) {
+  return op('manage', {
+    method: 'delete',
+    ...route,
+    request: { params: IdParam },
+    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found', ...also) },
+  });
+}
+
+type Query = NonNullable<NonNullable<RouteConfig['request']>['query']>;
+
+/** A GET of one page of a collection: the query (cursor, limit, filters) and the page schema (listOf). */
+export function listPage<P extends string, Q extends Query, L extends z.ZodType>(
+  scope: Scope,
+  page: L,
+  { also = [], query, ...route }: OpSpec<P> & { query: Q },
+) {
+  return op(scope, {
+    method: 'get',
+    ...route,
+    request: { query },
+    responses: { 200: json(page), ...errors('unauthorized', ...also, 'validation_failed') },
+  });
+}
+
+/** The answers of a create that takes if_exists: 201 with the new resource, 200 with the one that was there. */
+export const createdOrExisting = <T extends z.ZodType>(schema: T, existing: string) => ({
+  201: json(schema, 'Created'),
+  200: json(schema, existing),
+});
+
 export const STD_ERRORS = ['unauthorized', 'forbidden', 'internal_error'] as const;

@@ -1,4 +1,4 @@
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { body, errors, getById, IdParam, json, ListQuery, listOf, listPage, op, Timestamp, z } from './common.js';
 
 /**
  * `held`: planned for an over-quota submission; never claimed, no next_attempt_at. The housekeeping
@@ -85,28 +85,22 @@ export const ReplayResult = z
 const tags = ['deliveries'];
 
 export const deliveryOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Delivery, 'DeliveryList'), {
     path: '/v1/deliveries',
     operationId: 'deliveries_list',
     tags,
     summary:
       'List deliveries, newest first (filters: status, form_id, route_id, destination_id, submission_id); ' +
       'poll a _test submission’s delivery ids here',
-    request: { query: DeliveryListQuery },
-    responses: {
-      200: json(listOf(Delivery, 'DeliveryList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: DeliveryListQuery,
+    also: ['forbidden'],
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(Delivery, {
     path: '/v1/deliveries/{id}',
     operationId: 'deliveries_get',
     tags,
     summary: 'One delivery: status, attempts, next attempt, payload sent and the last response',
-    request: { params: IdParam },
-    responses: { 200: json(Delivery), ...errors('unauthorized', 'forbidden', 'not_found') },
+    also: ['forbidden'],
   }),
   retry: op('manage', {
     method: 'post',

@@ -1,4 +1,17 @@
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import {
+  body,
+  deleteById,
+  errors,
+  getById,
+  IdParam,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 import { DeliveryResult } from './deliveries.js';
 
 export const DESTINATION_TYPES = ['email', 'telegram', 'webhook', 'slack', 'discord'] as const;
@@ -150,14 +163,12 @@ export const DestinationListQuery = ListQuery.extend({ type: z.enum(DESTINATION_
 const tags = ['destinations'];
 
 export const destinationOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Destination, 'DestinationList'), {
     path: '/v1/destinations',
     operationId: 'destinations_list',
     tags,
     summary: 'List destinations, newest first (filter: type); secrets are redacted',
-    request: { query: DestinationListQuery },
-    responses: { 200: json(listOf(Destination, 'DestinationList')), ...errors('unauthorized', 'validation_failed') },
+    query: DestinationListQuery,
   }),
   create: op('manage', {
     method: 'post',
@@ -172,14 +183,11 @@ export const destinationOps = {
       ...errors('unauthorized', 'forbidden', 'validation_failed', 'plan_limit_reached', 'idempotency_conflict'),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(Destination, {
     path: '/v1/destinations/{id}',
     operationId: 'destinations_get',
     tags,
     summary: 'One destination with its config (secrets redacted), health and verified flag',
-    request: { params: IdParam },
-    responses: { 200: json(Destination), ...errors('unauthorized', 'not_found') },
   }),
   update: op('manage', {
     method: 'patch',
@@ -195,14 +203,12 @@ export const destinationOps = {
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
     },
   }),
-  delete: op('manage', {
-    method: 'delete',
+  delete: deleteById({
     path: '/v1/destinations/{id}',
     operationId: 'destinations_delete',
     tags,
     summary: 'Delete a destination no route uses (409 while routes still point at it)',
-    request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found', 'conflict') },
+    also: ['conflict'],
   }),
   test: op('manage', {
     method: 'post',

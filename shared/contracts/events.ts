@@ -1,4 +1,4 @@
-import { errors, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { ListQuery, listOf, listPage, Timestamp, z } from './common.js';
 
 /** Event types the service appends to the log; system webhooks subscribe to any of them. */
 export const EVENT_TYPES = [
@@ -58,18 +58,14 @@ export const EventListQuery = ListQuery.extend({
 const tags = ['events'];
 
 export const eventOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Event, 'EventList'), {
     path: '/v1/events',
     operationId: 'events_list',
     tags,
     summary:
       "The organization's event log, newest first (filters: type, comma-separated for several; since inclusive; " +
       'until exclusive)',
-    request: { query: EventListQuery },
-    responses: {
-      200: json(listOf(Event, 'EventList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: EventListQuery,
+    also: ['forbidden'],
   }),
 };

@@ -1,4 +1,20 @@
-import { body, errors, IdParam, IfExists, json, ListQuery, listOf, NextStep, op, Timestamp, z } from './common.js';
+import {
+  body,
+  createdOrExisting,
+  deleteById,
+  errors,
+  getById,
+  IdParam,
+  IfExists,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  NextStep,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 import { Slug, Tags } from './projects.js';
 
 export const SCHEMA_MODES = ['observe', 'enforce', 'managed'] as const;
@@ -102,14 +118,12 @@ export const FormListQuery = ListQuery.extend({
 const tags = ['forms'];
 
 export const formOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Form, 'FormList'), {
     path: '/v1/forms',
     operationId: 'forms_list',
     tags,
     summary: 'List forms, newest first (filters: project, tag, status)',
-    request: { query: FormListQuery },
-    responses: { 200: json(listOf(Form, 'FormList')), ...errors('unauthorized', 'validation_failed') },
+    query: FormListQuery,
   }),
   create: op('manage', {
     method: 'post',
@@ -119,8 +133,7 @@ export const formOps = {
     summary: 'Create a form; answers submit_url, embed snippets, a verify curl and next steps',
     request: { body: body(CreateFormBody) },
     responses: {
-      201: json(FormCreated, 'Created'),
-      200: json(FormCreated, 'Existing form (if_exists: "return")'),
+      ...createdOrExisting(FormCreated, 'Existing form (if_exists: "return")'),
       ...errors(
         'unauthorized',
         'forbidden',
@@ -132,14 +145,11 @@ export const formOps = {
       ),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(Form, {
     path: '/v1/forms/{id}',
     operationId: 'forms_get',
     tags,
     summary: 'One form with its counts and streams',
-    request: { params: IdParam },
-    responses: { 200: json(Form), ...errors('unauthorized', 'not_found') },
   }),
   update: op('manage', {
     method: 'patch',
@@ -150,14 +160,11 @@ export const formOps = {
     request: { params: IdParam, body: body(UpdateFormBody) },
     responses: { 200: json(Form), ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed') },
   }),
-  delete: op('manage', {
-    method: 'delete',
+  delete: deleteById({
     path: '/v1/forms/{id}',
     operationId: 'forms_delete',
     tags,
     summary: 'Delete a form with its submissions, routes and deliveries',
-    request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found') },
   }),
   embed: op('read', {
     method: 'get',

@@ -1,5 +1,19 @@
 import { Email, OrgRef } from './auth.js';
-import { body, errors, IdParam, IfExists, json, ListQuery, listOf, NextStep, op, Timestamp, z } from './common.js';
+import {
+  body,
+  createdOrExisting,
+  errors,
+  IdParam,
+  IfExists,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  NextStep,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 import { UserRef } from './members.js';
 import { Role } from './organizations.js';
 import { SESSION_ONLY } from './security.js';
@@ -52,17 +66,13 @@ export const CreateInvitationBody = z
 const tags = ['invitations'];
 
 export const invitationOps = {
-  list: op('manage', {
-    method: 'get',
+  list: listPage('manage', listOf(Invitation, 'InvitationList'), {
     path: '/v1/invitations',
     operationId: 'invitations_list',
     tags,
     summary: 'Pending invitations of the active organization, newest first (owner or admin session, or a manage key)',
-    request: { query: ListQuery },
-    responses: {
-      200: json(listOf(Invitation, 'InvitationList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: ListQuery,
+    also: ['forbidden'],
   }),
   create: op('manage', {
     method: 'post',
@@ -73,8 +83,10 @@ export const invitationOps = {
       'Invite an address (mailed a link, valid 7 days); 409 when it is a member or already invited (if_exists: "return" answers the pending one)',
     request: { body: body(CreateInvitationBody) },
     responses: {
-      201: json(InvitationCreated, 'Created'),
-      200: json(InvitationCreated, 'The pending invitation of that address (if_exists: "return"); no mail is sent'),
+      ...createdOrExisting(
+        InvitationCreated,
+        'The pending invitation of that address (if_exists: "return"); no mail is sent',
+      ),
       ...errors('unauthorized', 'forbidden', 'validation_failed', 'conflict', 'idempotency_conflict'),
     },
   }),

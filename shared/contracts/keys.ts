@@ -1,5 +1,5 @@
 import { KeyName, KeyScope } from './auth.js';
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { body, errors, getById, IdParam, json, ListQuery, listOf, listPage, op, Timestamp, z } from './common.js';
 
 export const ApiKey = z
   .object({
@@ -35,23 +35,18 @@ export const keyOps = {
       ...errors('unauthorized', 'forbidden', 'validation_failed'),
     },
   }),
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(ApiKey, 'ApiKeyList'), {
     path: '/v1/api-keys',
     operationId: 'api_keys_list',
     tags,
     summary: "List the organization's active API keys (never their secrets)",
-    request: { query: ListQuery },
-    responses: { 200: json(listOf(ApiKey, 'ApiKeyList')), ...errors('unauthorized', 'validation_failed') },
+    query: ListQuery,
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(ApiKey, {
     path: '/v1/api-keys/{id}',
     operationId: 'api_keys_get',
     tags,
     summary: 'One API key (never its secret)',
-    request: { params: IdParam },
-    responses: { 200: json(ApiKey), ...errors('unauthorized', 'not_found') },
   }),
   revoke: op('manage', {
     method: 'delete',

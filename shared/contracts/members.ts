@@ -1,4 +1,4 @@
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { body, errors, IdParam, json, ListQuery, listOf, listPage, op, Timestamp, z } from './common.js';
 import { Role } from './organizations.js';
 
 export const UserRef = z.object({ id: z.string(), name: z.string(), email: z.string() }).meta({ id: 'UserRef' });
@@ -17,17 +17,13 @@ export const UpdateMemberBody = z.strictObject({ role: Role }).meta({ id: 'Updat
 const tags = ['members'];
 
 export const memberOps = {
-  list: op('manage', {
-    method: 'get',
+  list: listPage('manage', listOf(Member, 'MemberList'), {
     path: '/v1/members',
     operationId: 'members_list',
     tags,
     summary: "The active organization's members, newest first (any member's session, or a manage key)",
-    request: { query: ListQuery },
-    responses: {
-      200: json(listOf(Member, 'MemberList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: ListQuery,
+    also: ['forbidden'],
   }),
   update: op('manage', {
     method: 'patch',

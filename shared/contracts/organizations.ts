@@ -1,5 +1,5 @@
 import { PLAN_SOURCES, PLANS } from '../plans.js';
-import { body, errors, IdParam, json, ListQuery, listOf, NextStep, op, Timestamp, z } from './common.js';
+import { body, errors, IdParam, json, ListQuery, listOf, listPage, NextStep, op, Timestamp, z } from './common.js';
 import { OrganizationSummary } from './me.js';
 import { Slug } from './projects.js';
 import { SESSION_ONLY } from './security.js';
@@ -65,18 +65,14 @@ export const UpdateOrganizationBody = z
 const tags = ['organizations'];
 
 export const organizationOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Organization, 'OrganizationList'), {
     path: '/v1/organizations',
     operationId: 'organizations_list',
     tags,
     summary:
       "Organizations the caller can act in: a session's memberships (role, is_active), or a key's one organization (role null)",
-    request: { query: ListQuery },
-    responses: {
-      200: json(listOf(Organization, 'OrganizationList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: ListQuery,
+    also: ['forbidden'],
   }),
   create: op('manage', {
     method: 'post',

@@ -1,4 +1,19 @@
-import { body, errors, IdParam, IfExists, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import {
+  body,
+  createdOrExisting,
+  deleteById,
+  errors,
+  getById,
+  IdParam,
+  IfExists,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 
 export const Slug = z
   .string()
@@ -28,14 +43,12 @@ export const UpdateProjectBody = z
 const tags = ['projects'];
 
 export const projectOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Project, 'ProjectList'), {
     path: '/v1/projects',
     operationId: 'projects_list',
     tags,
     summary: 'List projects (folders for forms), newest first',
-    request: { query: ListQuery },
-    responses: { 200: json(listOf(Project, 'ProjectList')), ...errors('unauthorized', 'validation_failed') },
+    query: ListQuery,
   }),
   create: op('manage', {
     method: 'post',
@@ -45,19 +58,15 @@ export const projectOps = {
     summary: 'Create a project; idempotent by slug with if_exists: "return"',
     request: { body: body(CreateProjectBody) },
     responses: {
-      201: json(Project, 'Created'),
-      200: json(Project, 'Existing project (if_exists: "return")'),
+      ...createdOrExisting(Project, 'Existing project (if_exists: "return")'),
       ...errors('unauthorized', 'forbidden', 'validation_failed', 'conflict', 'idempotency_conflict'),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(Project, {
     path: '/v1/projects/{id}',
     operationId: 'projects_get',
     tags,
     summary: 'One project',
-    request: { params: IdParam },
-    responses: { 200: json(Project), ...errors('unauthorized', 'not_found') },
   }),
   update: op('manage', {
     method: 'patch',
@@ -68,13 +77,11 @@ export const projectOps = {
     request: { params: IdParam, body: body(UpdateProjectBody) },
     responses: { 200: json(Project), ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed') },
   }),
-  delete: op('manage', {
-    method: 'delete',
+  delete: deleteById({
     path: '/v1/projects/{id}',
     operationId: 'projects_delete',
     tags,
     summary: 'Delete an empty project (409 while it still holds forms)',
-    request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found', 'conflict') },
+    also: ['conflict'],
   }),
 };

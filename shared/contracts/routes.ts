@@ -1,4 +1,17 @@
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import {
+  body,
+  deleteById,
+  errors,
+  getById,
+  IdParam,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 
 export const RouteMode = z
   .discriminatedUnion('type', [
@@ -90,14 +103,12 @@ export const RouteListQuery = ListQuery.extend({
 const tags = ['routes'];
 
 export const routeOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Route, 'RouteList'), {
     path: '/v1/routes',
     operationId: 'routes_list',
     tags,
     summary: 'List routes, newest first (filters: form_id, stream_id, destination_id)',
-    request: { query: RouteListQuery },
-    responses: { 200: json(listOf(Route, 'RouteList')), ...errors('unauthorized', 'validation_failed') },
+    query: RouteListQuery,
   }),
   create: op('manage', {
     method: 'post',
@@ -118,14 +129,11 @@ export const routeOps = {
       ),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(Route, {
     path: '/v1/routes/{id}',
     operationId: 'routes_get',
     tags,
     summary: 'One route with its delivery counts',
-    request: { params: IdParam },
-    responses: { 200: json(Route), ...errors('unauthorized', 'not_found') },
   }),
   update: op('manage', {
     method: 'patch',
@@ -139,13 +147,10 @@ export const routeOps = {
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'expressions_not_enabled'),
     },
   }),
-  delete: op('manage', {
-    method: 'delete',
+  delete: deleteById({
     path: '/v1/routes/{id}',
     operationId: 'routes_delete',
     tags,
     summary: 'Delete a route: nothing more is planned through it; deliveries already planned are kept',
-    request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found') },
   }),
 };

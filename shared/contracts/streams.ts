@@ -1,4 +1,19 @@
-import { body, errors, IdParam, IfExists, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import {
+  body,
+  createdOrExisting,
+  deleteById,
+  errors,
+  getById,
+  IdParam,
+  IfExists,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 import { Slug } from './projects.js';
 import { Route } from './routes.js';
 import { JsonSchema, SchemaUi, SchemaVersion } from './schemas.js';
@@ -136,14 +151,12 @@ const SourceParams = IdParam.extend({
 const tags = ['streams'];
 
 export const streamOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(Stream, 'StreamList'), {
     path: '/v1/streams',
     operationId: 'streams_list',
     tags,
     summary: 'List streams, newest first',
-    request: { query: ListQuery },
-    responses: { 200: json(listOf(Stream, 'StreamList')), ...errors('unauthorized', 'validation_failed') },
+    query: ListQuery,
   }),
   create: op('manage', {
     method: 'post',
@@ -155,8 +168,7 @@ export const streamOps = {
       'stream fields (422 mapping_incomplete)',
     request: { body: body(CreateStreamBody) },
     responses: {
-      201: json(StreamDetail, 'Created'),
-      200: json(StreamDetail, 'Existing stream (if_exists: "return")'),
+      ...createdOrExisting(StreamDetail, 'Existing stream (if_exists: "return")'),
       ...errors(
         'unauthorized',
         'forbidden',
@@ -170,14 +182,11 @@ export const streamOps = {
       ),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(StreamDetail, {
     path: '/v1/streams/{id}',
     operationId: 'streams_get',
     tags,
     summary: 'One stream with its schema, sources, routes and form_template',
-    request: { params: IdParam },
-    responses: { 200: json(StreamDetail), ...errors('unauthorized', 'not_found') },
   }),
   update: op('manage', {
     method: 'patch',
@@ -191,14 +200,11 @@ export const streamOps = {
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed', 'conflict'),
     },
   }),
-  delete: op('manage', {
-    method: 'delete',
+  delete: deleteById({
     path: '/v1/streams/{id}',
     operationId: 'streams_delete',
     tags,
     summary: 'Delete a stream with its schema versions, sources, routes and their deliveries',
-    request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found') },
   }),
   getSchema: op('read', {
     method: 'get',

@@ -1,4 +1,4 @@
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import { body, errors, getById, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
 import { Delivery } from './deliveries.js';
 import { DriftEvent } from './drift.js';
 
@@ -183,14 +183,12 @@ export const submissionOps = {
       ...errors('unauthorized', 'forbidden', 'validation_failed', 'not_found'),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(SubmissionDetail, {
     path: '/v1/submissions/{id}',
     operationId: 'submissions_get',
     tags,
     summary: 'One submission with its attachments (download_url), deliveries, drift and validation issues',
-    request: { params: IdParam },
-    responses: { 200: json(SubmissionDetail), ...errors('unauthorized', 'forbidden', 'not_found') },
+    also: ['forbidden'],
   }),
   update: op('manage', {
     method: 'patch',

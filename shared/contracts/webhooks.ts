@@ -1,4 +1,17 @@
-import { body, errors, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
+import {
+  body,
+  deleteById,
+  errors,
+  getById,
+  IdParam,
+  json,
+  ListQuery,
+  listOf,
+  listPage,
+  op,
+  Timestamp,
+  z,
+} from './common.js';
 import { DeliveryResult, ReplayResult, ReplayWindow } from './deliveries.js';
 import { DESTINATION_HEALTH } from './destinations.js';
 import { EVENT_TYPES } from './events.js';
@@ -86,17 +99,13 @@ export const SystemWebhookDeliveryListQuery = ListQuery.extend({
 const tags = ['webhooks'];
 
 export const webhookOps = {
-  list: op('read', {
-    method: 'get',
+  list: listPage('read', listOf(SystemWebhook, 'SystemWebhookList'), {
     path: '/v1/webhooks',
     operationId: 'webhooks_list',
     tags,
     summary: 'List system webhooks (organization-level event subscriptions), newest first; secrets are never returned',
-    request: { query: ListQuery },
-    responses: {
-      200: json(listOf(SystemWebhook, 'SystemWebhookList')),
-      ...errors('unauthorized', 'forbidden', 'validation_failed'),
-    },
+    query: ListQuery,
+    also: ['forbidden'],
   }),
   create: op('manage', {
     method: 'post',
@@ -112,14 +121,12 @@ export const webhookOps = {
       ...errors('unauthorized', 'forbidden', 'validation_failed', 'idempotency_conflict'),
     },
   }),
-  get: op('read', {
-    method: 'get',
+  get: getById(SystemWebhook, {
     path: '/v1/webhooks/{id}',
     operationId: 'webhooks_get',
     tags,
     summary: 'One system webhook: url, subscribed events, enabled, health, has_secret',
-    request: { params: IdParam },
-    responses: { 200: json(SystemWebhook), ...errors('unauthorized', 'forbidden', 'not_found') },
+    also: ['forbidden'],
   }),
   update: op('manage', {
     method: 'patch',
@@ -135,14 +142,11 @@ export const webhookOps = {
       ...errors('unauthorized', 'forbidden', 'not_found', 'validation_failed'),
     },
   }),
-  delete: op('manage', {
-    method: 'delete',
+  delete: deleteById({
     path: '/v1/webhooks/{id}',
     operationId: 'webhooks_delete',
     tags,
     summary: 'Delete a system webhook together with its deliveries; queued ones are not sent',
-    request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...errors('unauthorized', 'forbidden', 'not_found') },
   }),
   deliveries: op('read', {
     method: 'get',
