@@ -74,7 +74,10 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
   };
 }
 
-/** startReceiver for a test file: every receiver it starts is closed after the file's tests. */
+/**
+ * startReceiver for a test file: every receiver it starts is closed after the file's tests. Called
+ * after the app's set-up, its receivers close before the app (after-hooks run last-registered first).
+ */
 export function fileReceivers() {
   const open: Awaited<ReturnType<typeof startReceiver>>[] = [];
   afterAll(async () => {
