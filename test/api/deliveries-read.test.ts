@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../shared/ids.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm, seedDelivery, seedSubmission } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let submitKey: string;
-let orgId: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, orgId, readKey, submitKey, otherKey } = await tenants(t, { submit: true }));
-});
-afterAll(() => t.close());
+const { t, key, orgId, readKey, submitKey, otherKey } = await tenantApp({ submit: true });
 
 const ids = (r: { json: { data: { id: string }[] } }) => r.json.data.map((d) => d.id);
 

@@ -3,18 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinations } from '../../server/db/schema.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let otherKey: string;
-let readKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, readKey, otherKey } = await tenantApp();
 
 const webhook = (config: Record<string, unknown> = {}, name = 'Hook') => ({
   type: 'webhook',

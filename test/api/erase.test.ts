@@ -1,23 +1,11 @@
 import crypto from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attachments, deliveries, events, submissions } from '../../server/db/schema.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm, seedAttachment, seedDelivery, seedSubmission } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let orgId: string;
-let otherKey: string;
-let otherOrgId: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, orgId, readKey, otherKey, otherOrgId } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, orgId, readKey, otherKey, otherOrgId } = await tenantApp();
 
 const address = () => `Erase.${crypto.randomUUID().slice(0, 8)}@Example.com`;
 const erase = (body: unknown, k = key, headers: Record<string, string> = {}) =>

@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendEvent } from '../../server/events.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm, orgIdOf } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let submitKey: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, submitKey, otherKey } = await tenants(t, { submit: true }));
-});
-afterAll(() => t.close());
+const { t, key, readKey, submitKey, otherKey } = await tenantApp({ submit: true });
 
 async function submit(formId: string, data: Record<string, unknown> = { email: 'ada@example.com' }) {
   const r = await t.request('POST', `/s/${formId}`, { json: data, headers: { accept: 'application/json' } });

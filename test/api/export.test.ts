@@ -1,22 +1,10 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import { createForm, seedAttachment, seedSubmission } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let submitKey: string;
-let orgId: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, orgId, readKey, submitKey, otherKey } = await tenants(t, { submit: true }));
-});
-afterAll(() => t.close());
+const { t, key, orgId, readKey, submitKey, otherKey } = await tenantApp({ submit: true });
 
 const exportOf = (formId: string, query = 'format=csv', k = key) =>
   t.api('GET', `/v1/forms/${formId}/submissions/export?${query}`, k);

@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { tenants } from '../helpers/tenant.js';
+import { describe, expect, it } from 'vitest';
+import { startTestApp } from '../helpers/app.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let otherKey: string;
-let readKey: string;
+const { t, key, readKey, otherKey } = await tenantApp();
 
 const BASE = 'http://127.0.0.1:8787';
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
 
 describe('POST /v1/forms', () => {
   it('answers FormCreated with submit_url, embed, verify and next steps', async () => {

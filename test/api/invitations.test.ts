@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invitations, memberships } from '../../server/db/schema.js';
 import { maskEmail } from '../../server/present/invitation.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { type Session, signIn } from '../helpers/session.js';
 
 let t: TestEnv;
 
@@ -14,33 +15,12 @@ afterAll(() => t.close());
 
 const fresh = (tag = 'i') => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 
-async function signIn(email = fresh()) {
-  const before = t.smtp.messages.length;
-  expect((await t.request('POST', '/v1/auth/request-code', { json: { email } })).status).toBe(200);
-  const mail = await t.smtp.waitFor(
-    (m) => t.smtp.messages.indexOf(m) >= before && m.to.includes(email) && /code/i.test(m.subject),
-  );
-  const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
-  const r = await t.request('POST', '/v1/auth/sign-in', { json: { email, code } });
-  expect(r.status).toBe(200);
-  const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0];
-  return {
-    cookie,
-    email,
-    userId: r.json.user.id as string,
-    name: r.json.user.name as string,
-    personal: r.json.organization,
-  };
-}
-
-type Session = Awaited<ReturnType<typeof signIn>>;
-
 const as = (s: Session, method: string, path: string, json?: unknown) =>
   t.request(method, path, { headers: { cookie: s.cookie }, ...(json === undefined ? {} : { json }) });
 
 /** An owner's session in a fresh team organization (active). */
 async function team(name = 'Acme') {
-  const owner = await signIn();
+  const owner = await signIn(t);
   const org = await as(owner, 'POST', '/v1/organizations', { name });
   expect(org.status).toBe(201);
   expect((await as(owner, 'POST', `/v1/organizations/${org.json.id}/switch`)).status).toBe(200);
@@ -178,7 +158,7 @@ describe('POST /v1/invitations', () => {
     const { owner, org } = await team();
     const memberEmail = fresh('m');
     const inv = await as(owner, 'POST', '/v1/invitations', { email: memberEmail });
-    const member = await signIn(memberEmail);
+    const member = await signIn(t, memberEmail);
     await as(member, 'POST', `/v1/invitations/${inv.json.id}/accept`);
     await as(member, 'POST', `/v1/organizations/${org.id}/switch`);
     const denied = await as(member, 'POST', '/v1/invitations', { email: fresh() });
@@ -236,7 +216,7 @@ describe('GET /v1/invitations/{id} (public)', () => {
 
     const email = fresh();
     const accepted = await t.api('POST', '/v1/invitations', a.key, { json: { email } });
-    const s = await signIn(email);
+    const s = await signIn(t, email);
     expect((await as(s, 'POST', `/v1/invitations/${accepted.json.id}/accept`)).status).toBe(200);
     const used = await t.request('GET', `/v1/invitations/${accepted.json.id}`);
     expect(used.status).toBe(410);
@@ -249,7 +229,7 @@ describe('POST /v1/invitations/{id}/accept', () => {
     const { owner, org } = await team('Join Me');
     const email = fresh('join');
     const inv = await as(owner, 'POST', '/v1/invitations', { email, role: 'admin' });
-    const s = await signIn(email);
+    const s = await signIn(t, email);
     const r = await as(s, 'POST', `/v1/invitations/${inv.json.id}/accept`);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
@@ -277,7 +257,7 @@ describe('POST /v1/invitations/{id}/accept', () => {
     const a = await t.onboard();
     const email = fresh('race');
     const inv = await t.api('POST', '/v1/invitations', a.key, { json: { email } });
-    const s = await signIn(email);
+    const s = await signIn(t, email);
     const both = await Promise.all([
       as(s, 'POST', `/v1/invitations/${inv.json.id}/accept`),
       as(s, 'POST', `/v1/invitations/${inv.json.id}/accept`),
@@ -295,7 +275,7 @@ describe('POST /v1/invitations/{id}/accept', () => {
     const a = await t.onboard();
     const email = fresh('right');
     const inv = await t.api('POST', '/v1/invitations', a.key, { json: { email } });
-    const other = await signIn(fresh('wrong'));
+    const other = await signIn(t, fresh('wrong'));
     const wrong = await as(other, 'POST', `/v1/invitations/${inv.json.id}/accept`);
     expect(wrong.status).toBe(403);
     expect(wrong.json.error).toMatchObject({ code: 'forbidden', hint: expect.stringMatching(/sign-in/) });
@@ -305,7 +285,7 @@ describe('POST /v1/invitations/{id}/accept', () => {
     expect(byKey.json.error.hint).toMatch(/session cookie/);
     expect((await t.request('POST', `/v1/invitations/${inv.json.id}/accept`)).status).toBe(401);
     // The invitation is still open for the right person.
-    const right = await signIn(email);
+    const right = await signIn(t, email);
     expect((await as(right, 'POST', `/v1/invitations/${inv.json.id}/accept`)).status).toBe(200);
     expect(await membershipsOf(a.verify.organization.id, other.userId)).toHaveLength(0);
   });
@@ -313,7 +293,7 @@ describe('POST /v1/invitations/{id}/accept', () => {
   it('answers 404 for unknown and revoked, 410 for expired', async () => {
     const a = await t.onboard();
     const email = fresh();
-    const s = await signIn(email);
+    const s = await signIn(t, email);
     expect((await as(s, 'POST', '/v1/invitations/inv_01h455vb4pex5vsknk084sn02q/accept')).status).toBe(404);
     const inv = await t.api('POST', '/v1/invitations', a.key, { json: { email } });
     await t.deps.database.db
@@ -346,7 +326,7 @@ describe('DELETE /v1/invitations/{id}', () => {
 
     const email = fresh();
     const acc = await t.api('POST', '/v1/invitations', a.key, { json: { email } });
-    const s = await signIn(email);
+    const s = await signIn(t, email);
     await as(s, 'POST', `/v1/invitations/${acc.json.id}/accept`);
     const late = await t.api('DELETE', `/v1/invitations/${acc.json.id}`, a.key);
     expect(late.status).toBe(409);
@@ -358,7 +338,7 @@ describe('DELETE /v1/invitations/{id}', () => {
     const ownerInv = await as(owner, 'POST', '/v1/invitations', { email: fresh(), role: 'owner' });
     const adminEmail = fresh('adm');
     const adminInv = await as(owner, 'POST', '/v1/invitations', { email: adminEmail, role: 'admin' });
-    const admin = await signIn(adminEmail);
+    const admin = await signIn(t, adminEmail);
     await as(admin, 'POST', `/v1/invitations/${adminInv.json.id}/accept`);
     await as(admin, 'POST', `/v1/organizations/${org.id}/switch`);
     expect((await as(admin, 'GET', '/v1/invitations')).json.data.map((i: any) => i.id)).toEqual([ownerInv.json.id]);

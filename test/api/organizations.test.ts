@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberships, organizations, sessions } from '../../server/db/schema.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { type Session, signIn } from '../helpers/session.js';
 
 let t: TestEnv;
 
@@ -12,22 +13,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const fresh = (tag = 'o') => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-
-/** Email code → POST /v1/auth/sign-in; returns the session cookie and the sign-in answer. */
-async function signIn(email = fresh()) {
-  const before = t.smtp.messages.length;
-  expect((await t.request('POST', '/v1/auth/request-code', { json: { email } })).status).toBe(200);
-  const mail = await t.smtp.waitFor(
-    (m) => t.smtp.messages.indexOf(m) >= before && m.to.includes(email) && /code/i.test(m.subject),
-  );
-  const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
-  const r = await t.request('POST', '/v1/auth/sign-in', { json: { email, code } });
-  expect(r.status).toBe(200);
-  const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0];
-  return { cookie, email, userId: r.json.user.id as string, personal: r.json.organization as { id: string } };
-}
-
-type Session = Awaited<ReturnType<typeof signIn>>;
 
 /** A request with a session cookie. */
 const as = (s: Session, method: string, path: string, json?: unknown) =>
@@ -45,7 +30,7 @@ async function teamOf(owner: Session, name = 'Acme Team') {
 async function join(owner: Session, orgId: string, role: 'owner' | 'admin' | 'member', email = fresh('m')) {
   const inv = await as(owner, 'POST', '/v1/invitations', { email, role });
   expect(inv.status).toBe(201);
-  const s = await signIn(email);
+  const s = await signIn(t, email);
   expect((await as(s, 'POST', `/v1/invitations/${inv.json.id}/accept`)).status).toBe(200);
   expect((await as(s, 'POST', `/v1/organizations/${orgId}/switch`)).status).toBe(200);
   const [m] = await t.deps.database.db
@@ -87,7 +72,7 @@ describe('GET /v1/organizations', () => {
   });
 
   it('a session sees every membership with its role; is_active follows the switch, as does /v1/me', async () => {
-    const s = await signIn();
+    const s = await signIn(t);
     const created = await as(s, 'POST', '/v1/organizations', {
       name: '  Acme Berlin  ',
       timezone: 'europe/berlin',
@@ -129,7 +114,7 @@ describe('GET /v1/organizations', () => {
   });
 
   it('paginates and answers 401 without credentials', async () => {
-    const s = await signIn();
+    const s = await signIn(t);
     await as(s, 'POST', '/v1/organizations', { name: 'One' });
     await as(s, 'POST', '/v1/organizations', { name: 'Two' });
     const p1 = await as(s, 'GET', '/v1/organizations?limit=2');
@@ -146,7 +131,7 @@ describe('GET /v1/organizations', () => {
 
 describe('POST /v1/organizations', () => {
   it('takes an explicit slug once (409 with a hint after), and derives a free one when left out', async () => {
-    const s = await signIn();
+    const s = await signIn(t);
     const slug = `team-${crypto.randomUUID().slice(0, 8)}`;
     const a = await as(s, 'POST', '/v1/organizations', { name: 'Slugged', slug });
     expect(a.status).toBe(201);
@@ -162,7 +147,7 @@ describe('POST /v1/organizations', () => {
   });
 
   it('validates name, slug and time zone (IANA names only)', async () => {
-    const s = await signIn();
+    const s = await signIn(t);
     for (const json of [
       {},
       { name: '' },
@@ -189,13 +174,13 @@ describe('POST /v1/organizations', () => {
     // The key still belongs to its own organization only.
     const keyList = await t.api('GET', '/v1/organizations', a.key);
     expect(keyList.json.data.map((o: any) => o.id)).toEqual([a.verify.organization.id]);
-    const s = await signIn(a.email);
+    const s = await signIn(t, a.email);
     const list = await as(s, 'GET', '/v1/organizations');
     expect(list.json.data.find((o: any) => o.id === r.json.id)).toMatchObject({ role: 'owner' });
   });
 
   it("refuses a key whose user is no longer a member of the key's organization (403 with a hint)", async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const team = await teamOf(owner);
     const admin = await join(owner, team.id, 'admin');
     const minted = await as(admin, 'POST', '/v1/api-keys', { name: 'admin key' });
@@ -220,7 +205,7 @@ describe('POST /v1/organizations', () => {
 
 describe('PATCH /v1/organizations/{id}', () => {
   it('an owner or admin renames it and sets the time zone; the slug stays', async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const team = await teamOf(owner, 'Before');
     const r = await as(owner, 'PATCH', `/v1/organizations/${team.id}`, { name: 'After', timezone: 'Asia/Tokyo' });
     expect(r.status).toBe(200);
@@ -257,7 +242,7 @@ describe('PATCH /v1/organizations/{id}', () => {
     });
     expect(other.status).toBe(404);
     expect(other.json.error.code).toBe('not_found');
-    const s = await signIn();
+    const s = await signIn(t);
     expect((await as(s, 'PATCH', `/v1/organizations/${a.verify.organization.id}`, { name: 'x' })).status).toBe(404);
     const [row] = await t.deps.database.db
       .select()
@@ -283,7 +268,7 @@ describe('POST /v1/organizations/{id}/switch', () => {
   });
 
   it('answers 404 for an organization the user is not a member of, and keeps the session where it was', async () => {
-    const s = await signIn();
+    const s = await signIn(t);
     const other = await t.onboard();
     const r = await as(s, 'POST', `/v1/organizations/${other.verify.organization.id}/switch`);
     expect(r.status).toBe(404);
@@ -296,7 +281,7 @@ describe('POST /v1/organizations/{id}/switch', () => {
 
 describe('members', () => {
   it('lists members with user and role to any member and to a manage key, not to a read key', async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const team = await teamOf(owner);
     const member = await join(owner, team.id, 'member');
     const list = await as(member, 'GET', '/v1/members');
@@ -321,7 +306,7 @@ describe('members', () => {
   });
 
   it('owners change any role; admins move people between member and admin only; members nothing', async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const team = await teamOf(owner);
     const admin = await join(owner, team.id, 'admin');
     const m1 = await join(owner, team.id, 'member');
@@ -349,7 +334,7 @@ describe('members', () => {
   });
 
   it('never leaves the organization without an owner (409 with a hint)', async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const team = await teamOf(owner);
     const me = (await as(owner, 'GET', '/v1/members')).json.data[0];
     const demote = await as(owner, 'PATCH', `/v1/members/${me.id}`, { role: 'admin' });
@@ -370,7 +355,7 @@ describe('members', () => {
   });
 
   it("keeps the personal organization's owner its owner", async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const co = await join(owner, owner.personal.id, 'owner');
     const mine = (await as(co, 'GET', '/v1/members')).json.data.find((m: any) => m.user.id === owner.userId);
     const r = await as(co, 'PATCH', `/v1/members/${mine.id}`, { role: 'member' });
@@ -382,7 +367,7 @@ describe('members', () => {
   });
 
   it('removes members: anyone may leave and stays signed in; admins cannot remove owners', async () => {
-    const owner = await signIn();
+    const owner = await signIn(t);
     const team = await teamOf(owner);
     const admin = await join(owner, team.id, 'admin');
     const member = await join(owner, team.id, 'member');
@@ -414,7 +399,7 @@ describe('members', () => {
     const del = await t.api('DELETE', `/v1/members/${mine.id}`, a.key);
     expect(del.status).toBe(403);
     expect(del.json.error.hint).toMatch(/sign-in/);
-    const s = await signIn();
+    const s = await signIn(t);
     const other = await as(s, 'PATCH', `/v1/members/${mine.id}`, { role: 'member' });
     expect(other.status).toBe(404);
     expect(other.json.error.code).toBe('not_found');

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { tenants } from '../helpers/tenant.js';
+import { describe, expect, it } from 'vitest';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let otherKey: string;
-let readKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, readKey, otherKey } = await tenantApp();
 
 describe('projects', () => {
   it('creates, reads, updates, lists and deletes a project', async () => {

@@ -1,20 +1,10 @@
 import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import { startReceiver, until } from '../helpers/receiver.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let email: string;
-let readKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, email, readKey } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, email, readKey } = await tenantApp();
 
 const routesOf = async (formId: string) => (await t.api('GET', `/v1/routes?form_id=${formId}`, key)).json.data;
 

@@ -1,23 +1,13 @@
 import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { forms, sandboxes, submissions } from '../../server/db/schema.js';
 import { deleteExpiredSandboxes } from '../../server/services/sandboxes.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let email: string;
-let readKey: string;
-let otherKey: string;
+const { t, key, email, readKey, otherKey } = await tenantApp();
 let ipSeq = 0;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, email, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
 
 /** Each test its own client address, so the per-source allowance never couples tests. */
 const nextIp = () => {

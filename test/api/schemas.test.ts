@@ -1,20 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import { createForm } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let otherKey: string;
+const { t, key, readKey, otherKey } = await tenantApp();
 let ipSeq = 0;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
 
 const contact = {
   type: 'object',

@@ -1,22 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { indexSearchBatch } from '../../server/worker/search-index.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { until } from '../helpers/receiver.js';
 import { createForm, seedSubmission } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let orgId: string;
-let otherKey: string;
-let otherOrgId: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, orgId, otherKey, otherOrgId } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, orgId, otherKey, otherOrgId } = await tenantApp();
 
 /** A word nobody else in this file writes. */
 const word = () =>

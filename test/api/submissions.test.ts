@@ -1,24 +1,11 @@
 import crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { events } from '../../server/db/schema.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm, seedAttachment, seedDelivery, seedSubmission } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let submitKey: string;
-let orgId: string;
-let otherKey: string;
-let otherOrgId: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, orgId, readKey, submitKey, otherKey, otherOrgId } = await tenants(t, { submit: true }));
-});
-afterAll(() => t.close());
+const { t, key, orgId, readKey, submitKey, otherKey, otherOrgId } = await tenantApp({ submit: true });
 
 const ids = (r: { json: { data: { id: string }[] } }) => r.json.data.map((s) => s.id);
 

@@ -3,18 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemWebhookDeliveries, systemWebhooks } from '../../server/db/schema.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, readKey, otherKey } = await tenantApp();
 
 const SECRET = 'whsec-super-private-value';
 const URL_A = 'https://hooks.example.com/events';

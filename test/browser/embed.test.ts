@@ -1,26 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  http as call,
-  freePort,
-  healthy,
-  killServer,
-  loopbackServerEnv,
-  onboardOver,
-  startServer,
-} from '../helpers/process.js';
-import { startSmtpSink } from '../helpers/smtp.js';
+import { CHROMIUM, noBrowser, serveSite, startBrowserStack } from '../helpers/browser.js';
+import { http as call } from '../helpers/process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-// Outside CI a machine without Chromium skips, saying so; in CI a missing browser fails the launch.
-const skip = !fs.existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`test/browser skipped: ${CHROMIUM} is absent (install Debian's chromium; in CI this fails)`);
+if (noBrowser)
+  console.warn(`test/browser skipped: ${CHROMIUM} is absent (install Debian's chromium; in CI this fails)`);
 
 /** A managed form using every widget llms.txt lists, with the types a browser's strings must become. */
 const SCHEMA = {
@@ -49,25 +33,6 @@ const UI = {
   size: { widget: 'select' },
 };
 
-/** Serves one page (the visitor's website) from its own loopback origin. */
-async function serveSite(html: string) {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(html);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        // The browser keeps its connections open: close() alone would wait for them.
-        server.closeAllConnections();
-      }),
-  };
-}
-
 /** Sets a control's value as its picker would, firing the events the page would see. */
 const pick = (page: Page, selector: string, value: string) =>
   page.$eval(
@@ -80,9 +45,9 @@ const pick = (page: Page, selector: string, value: string) =>
     value,
   );
 
-describe.skipIf(skip)('the embed in a real browser (Chromium)', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-browser-'));
+describe.skipIf(noBrowser)('the embed in a real browser (Chromium)', () => {
   const cleanups: (() => unknown)[] = [];
+  let stack: Awaited<ReturnType<typeof startBrowserStack>>;
   let base = '';
   let key = '';
   let browser: Browser;
@@ -100,33 +65,9 @@ describe.skipIf(skip)('the embed in a real browser (Chromium)', () => {
   }
 
   beforeAll(async () => {
-    const smtp = await startSmtpSink();
-    cleanups.push(() => smtp.close());
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const server: ChildProcess = startServer({
-      ...loopbackServerEnv(port, smtp.url),
-      DATA_DIR: path.join(dir, 'data'),
-      ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
-    });
-    cleanups.push(() => killServer(server));
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-dev-shm-usage',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
-    cleanups.push(() => browser.close());
-    await healthy(base);
-    key = await onboardOver(base, smtp, `browser-${Date.now()}@example.com`);
+    stack = await startBrowserStack();
+    ({ base, browser } = stack);
+    key = await stack.onboard(`browser-${Date.now()}@example.com`);
     const me = await api('GET', '/v1/me');
     const tz = await api('PATCH', `/v1/organizations/${me.json.organization.id}`, { timezone: 'Europe/Berlin' });
     expect(tz.status).toBe(200);
@@ -134,7 +75,7 @@ describe.skipIf(skip)('the embed in a real browser (Chromium)', () => {
 
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await stack?.close();
   });
 
   it('fills every widget of a managed form’s embed on another origin: received with typed values', async () => {

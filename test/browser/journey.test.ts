@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeProblems, noBrowser, startBrowserStack } from '../helpers/browser.js';
+import { axeProblems, noBrowser, serveSite, startBrowserStack } from '../helpers/browser.js';
 import { http as call } from '../helpers/process.js';
 import { startReceiver, until } from '../helpers/receiver.js';
 
@@ -20,30 +18,6 @@ if (noBrowser) console.warn('test/browser/journey skipped: /usr/bin/chromium is 
  * screenshots of the inbox, a submission and the form settings at 1280×800 into that folder.
  */
 const SHOTS = process.env.JOURNEY_SCREENSHOTS ? path.resolve(process.env.JOURNEY_SCREENSHOTS) : null;
-
-/** The visitor's website on its own loopback origin; its page is set once the snippet is known. */
-async function serveSite() {
-  let html = '<!doctype html><html lang="en"><title>Site</title><body><p>not yet</p></body></html>';
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(html);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    origin: `http://127.0.0.1:${port}`,
-    set(page: string) {
-      html = page;
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        // The browser keeps its connections open: close() alone would wait for them.
-        server.closeAllConnections();
-      }),
-  };
-}
 
 type El = { textContent: string | null; value: string };
 type Doc = { querySelector(s: string): El | null };

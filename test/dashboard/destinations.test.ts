@@ -35,6 +35,10 @@ async function createWebhook(name: string, fields: Record<string, string> = {}) 
   return { ...r, id: d.id };
 }
 
+/** The route page's form as the browser sends it: with `_sent`, a box left out is unticked, not defaulted. */
+const postRoute = (path: string, destinationId: string, fields: Record<string, string>) =>
+  s.post(path, { _sent: '1', destination_id: destinationId, ...fields });
+
 describe('destinations pages', () => {
   it('shows an empty list that says what to do, and a create page with a form for every type', async () => {
     const empty = await s.get('/app/destinations');
@@ -206,10 +210,8 @@ describe('destinations pages', () => {
     expect(newPage.status).toBe(200);
     expect(newPage.html).toContain(`value="form:${formId}"`);
 
-    const bad = await s.post('/app/routes', {
-      _sent: '1',
+    const bad = await postRoute('/app/routes', destId, {
       source: `form:${formId}`,
-      destination_id: destId,
       mode: 'digest',
       cron: 'every tuesday',
       timezone: 'Mars/Olympus',
@@ -224,14 +226,12 @@ describe('destinations pages', () => {
     expect(bad.html).not.toMatch(/id="route-spam"[^>]*checked/);
     expect((await t.api('GET', `/v1/routes?destination_id=${destId}`, s.key)).json.data).toHaveLength(0);
 
-    const noSource = await s.post('/app/routes', { _sent: '1', source: '', destination_id: destId, mode: 'instant' });
+    const noSource = await postRoute('/app/routes', destId, { source: '', mode: 'instant' });
     expect(noSource.status).toBe(422);
     expect(noSource.html).toContain('id="route-source-error"');
 
-    const made = await s.post('/app/routes', {
-      _sent: '1',
+    const made = await postRoute('/app/routes', destId, {
       source: `form:${formId}`,
-      destination_id: destId,
       mode: 'instant',
       timezone: 'UTC',
       from: '2026-01-01T00:00',
@@ -258,9 +258,7 @@ describe('destinations pages', () => {
     const edit = await s.get(`/app/routes/${route.id}`);
     expect(edit.status).toBe(200);
     expect(edit.html).toContain('value="2026-01-01T00:00"');
-    const badEdit = await s.post(`/app/routes/${route.id}`, {
-      _sent: '1',
-      destination_id: destId,
+    const badEdit = await postRoute(`/app/routes/${route.id}`, destId, {
       mode: 'digest',
       cron: '61 * * * *',
       timezone: 'UTC',
@@ -269,9 +267,7 @@ describe('destinations pages', () => {
     expect(badEdit.status).toBe(422);
     expect(badEdit.html).toContain('value="61 * * * *"');
     expect(badEdit.html).toContain('id="route-cron-error"');
-    const saved = await s.post(`/app/routes/${route.id}`, {
-      _sent: '1',
-      destination_id: destId,
+    const saved = await postRoute(`/app/routes/${route.id}`, destId, {
       mode: 'digest',
       cron: '0 9 * * *',
       timezone: 'Europe/Berlin',
@@ -332,12 +328,7 @@ describe('destinations pages', () => {
     expect((await s.post(`/app/routes/${r.json.id}/delete`, {})).status).toBe(404);
     // Their form is not a source for this organization's route.
     const mine = await createWebhook(uniq('Mine'));
-    const steal = await s.post('/app/routes', {
-      _sent: '1',
-      source: `form:${f.json.id}`,
-      destination_id: mine.id,
-      mode: 'instant',
-    });
+    const steal = await postRoute('/app/routes', mine.id, { source: `form:${f.json.id}`, mode: 'instant' });
     expect(steal.status).toBe(404);
   });
 

@@ -13,9 +13,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** POST /app/forms as the new-form dialog sends it: no project, no tags, schema mode observe unless given. */
+const newForm = (name: string, fields: Record<string, string> = {}) =>
+  s.post('/app/forms', { name, project: '', tags: '', schema_mode: 'observe', ...fields });
+
 /** Creates a form through the dashboard and answers its id (from the redirect). */
-async function createForm(fields: Record<string, string>) {
-  const r = await s.post('/app/forms', fields);
+async function createForm(name: string) {
+  const r = await newForm(name);
   expect(r.status).toBe(303);
   const id = /^\/app\/forms\/(fm_[^?]+)\?notice=/.exec(r.location ?? '')?.[1];
   expect(id).toBeTruthy();
@@ -31,7 +35,7 @@ describe('forms list and create', () => {
     expect(empty.status).toBe(200);
     expect(empty.html).toContain('No forms yet');
 
-    const id = await createForm({ name: 'Counted', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Counted');
     for (let i = 0; i < 3; i++)
       expect((await submit(id, { email: `p${i}@example.com`, message: 'hi' })).status).toBe(200);
     await submit(id, { email: 'test@example.com', message: 'hi', _test: true });
@@ -46,12 +50,7 @@ describe('forms list and create', () => {
   });
 
   it('creates a form with a project, tags and a schema mode through the API’s service', async () => {
-    const created = await s.post('/app/forms', {
-      name: 'Contact us',
-      project: 'site',
-      tags: 'a, b',
-      schema_mode: 'enforce',
-    });
+    const created = await newForm('Contact us', { project: 'site', tags: 'a, b', schema_mode: 'enforce' });
     expect(created.status).toBe(303);
     const id = /^\/app\/forms\/(fm_[^?]+)\?notice=/.exec(created.location ?? '')?.[1];
     const got = await api('GET', `/v1/forms/${id}`);
@@ -70,12 +69,7 @@ describe('forms list and create', () => {
   });
 
   it('keeps the values and shows the field error when the name is missing or the slug is taken', async () => {
-    const r = await s.post('/app/forms', {
-      name: '',
-      project: 'keep-project',
-      tags: 'keep, me',
-      schema_mode: 'managed',
-    });
+    const r = await newForm('', { project: 'keep-project', tags: 'keep, me', schema_mode: 'managed' });
     expect(r.status).toBe(422);
     expect(r.html).toContain('value="keep-project"');
     expect(r.html).toContain('value="keep, me"');
@@ -83,8 +77,8 @@ describe('forms list and create', () => {
     expect(r.html).toMatch(/id="nf-name"[^>]*aria-invalid="true"/);
     expect(r.html).toMatch(/<div id="nf-name-err"><p class="field-error">[^<]+<\/p>/);
 
-    await createForm({ name: 'Twice', project: '', tags: '', schema_mode: 'observe' });
-    const again = await s.post('/app/forms', { name: 'Twice', project: '', tags: '', schema_mode: 'observe' });
+    await createForm('Twice');
+    const again = await newForm('Twice');
     expect(again.status).toBe(409);
     expect(again.html).toContain('exists already');
     expect(again.html).toContain('value="Twice"');
@@ -99,7 +93,7 @@ describe('forms list and create', () => {
 
   it('renders a hostile form name as text', async () => {
     const evil = '<img src=x onerror=alert(1)>';
-    const id = await createForm({ name: evil, project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm(evil);
     for (const path of ['/app/forms', `/app/forms/${id}`, `/app/forms/${id}/schema`]) {
       const r = await s.get(path);
       expect(r.status).toBe(200);
@@ -111,7 +105,7 @@ describe('forms list and create', () => {
 
 describe('a form’s settings and embed', () => {
   it('shows the embed snippets the API gives, each with a Copy button, and links the hosted page', async () => {
-    const id = await createForm({ name: 'Embedded', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Embedded');
     const r = await s.get(`/app/forms/${id}`);
     const embed = await api('GET', `/v1/forms/${id}/embed`);
     for (const key of ['html', 'fetch', 'react', 'astro', 'nextjs_action']) {
@@ -125,7 +119,7 @@ describe('a form’s settings and embed', () => {
   });
 
   it('saves every setting through PATCH’s service and shows them again', async () => {
-    const id = await createForm({ name: 'Configured', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Configured');
     const r = await s.post(`/app/forms/${id}/settings`, {
       name: 'Configured 2',
       tags: 'x, y',
@@ -180,7 +174,7 @@ describe('a form’s settings and embed', () => {
   });
 
   it('shows invalid settings next to their fields with the values kept, and stores nothing', async () => {
-    const id = await createForm({ name: 'Strict', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Strict');
     const r = await s.post(`/app/forms/${id}/settings`, {
       name: 'Strict renamed',
       tags: '',
@@ -206,7 +200,7 @@ describe('a form’s settings and embed', () => {
   });
 
   it('answers another organization’s form with a 404 page, on every page and action', async () => {
-    const id = await createForm({ name: 'Private', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Private');
     for (const path of [`/app/forms/${id}`, `/app/forms/${id}/schema`]) {
       const r = await other.get(path);
       expect(r.status).toBe(404);
@@ -230,7 +224,7 @@ describe('a form’s settings and embed', () => {
 
 describe('schema versions, publishing, inference and drift', () => {
   it('publishes a version from the editor, lists it, and shows it', async () => {
-    const id = await createForm({ name: 'Versioned', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Versioned');
     const first = await s.get(`/app/forms/${id}/schema`);
     expect(first.html).toContain('No version yet');
     const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] };
@@ -256,7 +250,7 @@ describe('schema versions, publishing, inference and drift', () => {
   });
 
   it('shows a JSON parse error with its line and column next to the editor, keeping the text', async () => {
-    const id = await createForm({ name: 'Broken JSON', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Broken JSON');
     const text = '{\n  "type": "object",\n}';
     const r = await s.post(`/app/forms/${id}/schema`, { json_schema: text, ui: '', changelog: 'oops' });
     expect(r.status).toBe(422);
@@ -274,7 +268,7 @@ describe('schema versions, publishing, inference and drift', () => {
   });
 
   it('shows the service’s schema errors next to the editor', async () => {
-    const id = await createForm({ name: 'Bad schema', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Bad schema');
     const notObject = await s.post(`/app/forms/${id}/schema`, { json_schema: '{"type":"string"}' });
     expect(notObject.status).toBe(422);
     expect(notObject.html).toContain('json_schema must describe an object');
@@ -292,7 +286,7 @@ describe('schema versions, publishing, inference and drift', () => {
   });
 
   it('infers a draft from traffic into the editor, and publishes it flagged inferred', async () => {
-    const id = await createForm({ name: 'Inferred', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Inferred');
     const none = await s.post(`/app/forms/${id}/schema/infer`, {});
     expect(none.status).toBe(422);
     expect(none.html).toContain('no received submissions');
@@ -318,7 +312,7 @@ describe('schema versions, publishing, inference and drift', () => {
   });
 
   it('lists open drift and dismisses it', async () => {
-    const id = await createForm({ name: 'Drifting', project: '', tags: '', schema_mode: 'observe' });
+    const id = await createForm('Drifting');
     const schema = { type: 'object', properties: { email: { type: 'string' } } };
     expect((await s.post(`/app/forms/${id}/schema`, { json_schema: JSON.stringify(schema) })).status).toBe(303);
     expect((await submit(id, { email: 'a@example.com', '<b>extra</b>': 'x' })).status).toBe(200);

@@ -1,6 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import nodeHttp from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -82,6 +84,32 @@ export async function startBrowserStack(env: Record<string, string> = {}) {
       for (const c of cleanups.reverse()) await c();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The visitor's website: one page on its own loopback origin, `first` until `set` replaces it. */
+export async function serveSite(
+  first = '<!doctype html><html lang="en"><title>Site</title><body><p>not yet</p></body></html>',
+) {
+  let html = first;
+  const server = nodeHttp.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    origin: `http://127.0.0.1:${port}`,
+    set(page: string) {
+      html = page;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        // The browser keeps its connections open: close() alone would wait for them.
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
 
 export interface Received {
   method: string;
@@ -70,6 +71,22 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * startReceiver for a test file: every receiver it starts is closed after the file's tests. Called
+ * after the app's set-up, its receivers close before the app (after-hooks run last-registered first).
+ */
+export function fileReceivers() {
+  const open: Awaited<ReturnType<typeof startReceiver>>[] = [];
+  afterAll(async () => {
+    for (const r of open.splice(0)) await r.close();
+  });
+  return async (...args: Parameters<typeof startReceiver>) => {
+    const r = await startReceiver(...args);
+    open.push(r);
+    return r;
   };
 }
 

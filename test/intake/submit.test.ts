@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { tenants } from '../helpers/tenant.js';
+import { describe, expect, it } from 'vitest';
+import { startTestApp } from '../helpers/app.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let otherKey: string;
+const { t, key, otherKey } = await tenantApp({ env: { TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/never' } });
 let ipSeq = 0;
 const freshIp = () => {
   ipSeq += 1;
   return `198.51.100.${ipSeq}`;
 };
-
-beforeAll(async () => {
-  t = await startTestApp({ TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/never' });
-  ({ key, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
 
 async function form(settings?: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const f = await t.api('POST', '/v1/forms', key, { json: { name: `F ${Math.random()}`, ...extra } });

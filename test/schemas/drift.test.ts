@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareToSchema } from '../../server/schemas/drift.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
 describe('compareToSchema', () => {
   const schema = {
@@ -32,17 +31,8 @@ describe('compareToSchema', () => {
   });
 });
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let otherKey: string;
+const { t, key, readKey, otherKey } = await tenantApp();
 let ip = 0;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
 
 const post = (formId: string, json: unknown) => {
   ip += 1;

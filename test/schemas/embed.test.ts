@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_FIELDS } from '../../server/present/embed.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
+const { t, key, readKey, otherKey } = await tenantApp();
 
 const publish = async (formId: string, json_schema: unknown, ui?: unknown) =>
   expect((await t.api('POST', `/v1/forms/${formId}/schema`, key, { json: { json_schema, ui } })).status).toBe(201);

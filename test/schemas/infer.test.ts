@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DRAFT_2020_12, humanize, inferSchema } from '../../server/schemas/infer.js';
 import { compileOrThrow } from '../../server/schemas/validate.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { createForm } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
 type Sample = Record<string, unknown>;
 type Field = { name: string; types: string[]; presence: number; format?: string; enum?: string[] };
@@ -217,17 +216,8 @@ describe('inferSchema', () => {
   });
 });
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let otherKey: string;
+const { t, key, readKey, otherKey } = await tenantApp();
 let ip = 0;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  ({ key, readKey, otherKey } = await tenants(t));
-});
-afterAll(() => t.close());
 
 const post = (formId: string, json: unknown) => {
   ip += 1;

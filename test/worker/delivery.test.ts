@@ -4,32 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinations, systemWebhooks } from '../../server/db/schema.js';
 import { newId } from '../../shared/ids.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { startReceiver, until } from '../helpers/receiver.js';
+import { fileReceivers, until } from '../helpers/receiver.js';
 import { orgIdOf } from '../helpers/seed.js';
-import { tenants } from '../helpers/tenant.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let readKey: string;
-let otherKey: string;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  t = await startTestApp({ RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '1000' });
-  await t.startWorker();
-  ({ key, readKey, otherKey } = await tenants(t));
+const { t, key, readKey, otherKey } = await tenantApp({
+  env: { RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '1000' },
+  worker: true,
 });
-
-afterAll(async () => {
-  for (const c of closers) await c();
-  await t.close();
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args);
-  closers.push(r.close);
-  return r;
-}
+const receiver = fileReceivers();
 
 /** A form routed to a webhook destination at `url`; returns ids. */
 async function routed(url: string, config: Record<string, unknown> = {}, k = key) {

@@ -1,34 +1,16 @@
 import crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { events } from '../../server/db/schema.js';
-import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { startReceiver, until } from '../helpers/receiver.js';
-import { tenants } from '../helpers/tenant.js';
+import { fileReceivers, until } from '../helpers/receiver.js';
+import { tenantApp } from '../helpers/tenant.js';
 
-let t: TestEnv;
-let key: string;
-let otherKey: string;
-let orgId: string;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
+const { t, key, orgId, otherKey } = await tenantApp({
   // One second of unbroken failures switches a destination off; retries come every 20-640 ms.
-  t = await startTestApp({ RETRY_BASE_MS: '20', DESTINATION_DISABLE_AFTER_S: '1', WEBHOOK_TIMEOUT_MS: '1000' });
-  await t.startWorker();
-  ({ key, orgId, otherKey } = await tenants(t));
+  env: { RETRY_BASE_MS: '20', DESTINATION_DISABLE_AFTER_S: '1', WEBHOOK_TIMEOUT_MS: '1000' },
+  worker: true,
 });
-
-afterAll(async () => {
-  for (const c of closers) await c();
-  await t.close();
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args);
-  closers.push(r.close);
-  return r;
-}
+const receiver = fileReceivers();
 
 async function routed(url: string) {
   const form = await t.api('POST', '/v1/forms', key, { json: { name: `F ${crypto.randomUUID().slice(0, 8)}` } });

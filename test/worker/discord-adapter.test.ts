@@ -1,56 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
-import { createMailer } from '../../server/mail.js';
+import { describe, expect, it } from 'vitest';
 import { DISCORD_LIMITS, discordAdapter, escapeDiscord } from '../../server/worker/adapters/discord.js';
-import { createOutbound } from '../../server/worker/outbound.js';
 import { isFinal, POLICIES } from '../../server/worker/policy.js';
-import type { AdapterDeps, DestinationTarget, OutboundMessage } from '../../server/worker/types.js';
-import { type Behaviour, startReceiver } from '../helpers/receiver.js';
+import type { OutboundMessage } from '../../server/worker/types.js';
+import { adapterHarness, chatDest, chatMessage } from '../helpers/adapter.js';
 
-let answer: Behaviour = () => ({ status: 204, body: '' });
-let hook: Awaited<ReturnType<typeof startReceiver>>;
-let deps: AdapterDeps;
+const h = adapterHarness(() => ({ status: 204, body: '' }));
 
-beforeAll(async () => {
-  hook = await startReceiver((req, n) => answer(req, n));
-  const config = loadConfig({ MAIL_TRANSPORT: 'none' });
-  deps = { config, mailer: createMailer(config), outbound: createOutbound({ allowPrivate: true, timeoutMs: 2000 }) };
-});
-
-afterAll(async () => {
-  await deps.outbound.close();
-  await hook.close();
-});
-
-const dest = (config: Record<string, unknown> = {}): DestinationTarget => ({
-  id: 'ds_discord',
-  type: 'discord',
-  name: 'discord',
-  config: { url: hook.url, ...config },
-});
-
-function message(data: Record<string, unknown>, extra: Partial<OutboundMessage['context']> = {}): OutboundMessage {
-  const submission = { id: 'sb_123', status: 'received', test: true, received_at: '2026-11-25T10:00:00.000Z' };
-  return {
-    deliveryId: 'dl_1',
-    event: 'submission.received',
-    payload: { id: 'dl_1', data },
-    context: {
-      form: { id: 'fm_1', slug: 'contact', name: 'Contact us', settings: {} },
-      submission,
-      data,
-      meta: { received_at: submission.received_at },
-      subject_hint: null,
-      ...extra,
-    },
-  };
-}
-
-async function send(data: Record<string, unknown>, config: Record<string, unknown> = {}) {
-  const before = hook.requests.length;
-  const result = await discordAdapter(deps, dest(config), message(data));
-  return { result, req: hook.requests[before] };
-}
+const dest = (config: Record<string, unknown> = {}) => chatDest('discord', h.hook.url, config);
+const message = (data: Record<string, unknown>, extra: Partial<OutboundMessage['context']> = {}) =>
+  chatMessage(data, extra, true);
+const send = (data: Record<string, unknown>, config: Record<string, unknown> = {}) =>
+  h.send(discordAdapter, dest(config), message(data));
 
 /** What Discord counts toward an embed's 6000 characters. */
 const embedSize = (e: any) =>
@@ -60,7 +20,7 @@ const embedSize = (e: any) =>
 
 describe('discord adapter: the message', () => {
   it('posts content, one embed (title, a field per field, footer, timestamp) and allowed_mentions {parse: []}', async () => {
-    answer = () => ({ status: 204, body: '' });
+    h.hook.set(() => ({ status: 204, body: '' }));
     const { result, req } = await send({ name: 'Ada', shout: '@everyone look' });
     expect(result).toMatchObject({ ok: true, status_code: 204, error: null });
     expect(req.headers['content-type']).toBe('application/json');
@@ -135,11 +95,13 @@ describe('discord adapter: the message', () => {
       data: { n: i },
       meta: {},
     }));
-    const before = hook.requests.length;
-    const result = await discordAdapter(deps, dest(), { ...message({}, { submissions }), event: 'digest.ready' });
+    const { result, req, sent } = await h.send(discordAdapter, dest(), {
+      ...message({}, { submissions }),
+      event: 'digest.ready',
+    });
     expect(result.ok).toBe(true);
-    expect(hook.requests.length).toBe(before + 1);
-    const p = hook.requests[before].json;
+    expect(sent).toBe(1);
+    const p = req.json;
     expect(p.embeds[0].title).toBe('Digest: 40 submissions to Contact us');
     expect(p.embeds[0].fields[0]).toEqual({
       name: 'Submission sb_0 · 2026-11-25T10:00:00.000Z',
@@ -154,30 +116,30 @@ describe('discord adapter: the message', () => {
 
 describe('discord adapter: what each answer comes to', () => {
   it('200 and 204 are sent', async () => {
-    answer = () => ({ status: 200, body: '{"id":"1"}', headers: { 'content-type': 'application/json' } });
+    h.hook.set(() => ({ status: 200, body: '{"id":"1"}', headers: { 'content-type': 'application/json' } }));
     expect((await send({ a: 1 })).result).toMatchObject({ ok: true, status_code: 200 });
   });
 
   it('429 honours retry_after from the body (seconds), else the Retry-After header', async () => {
-    answer = () => ({
+    h.hook.set(() => ({
       status: 429,
       body: '{"message": "You are being rate limited.", "retry_after": 1.5, "global": false}',
       headers: { 'content-type': 'application/json', 'retry-after': '9' },
-    });
+    }));
     const a = (await send({ a: 1 })).result;
     expect(a).toMatchObject({ ok: false, status_code: 429, retry_after_ms: 1500, retryable: true });
     expect(a.error).toBe('discord: rate limited (HTTP 429: You are being rate limited.)');
-    answer = () => ({ status: 429, body: 'slow down', headers: { 'retry-after': '7' } });
+    h.hook.set(() => ({ status: 429, body: 'slow down', headers: { 'retry-after': '7' } }));
     expect((await send({ a: 1 })).result).toMatchObject({ retry_after_ms: 7000 });
   });
 
   it('404 and 401 mean the webhook was deleted: final, with Discord message in the error', async () => {
     for (const status of [404, 401]) {
-      answer = () => ({
+      h.hook.set(() => ({
         status,
         body: '{"message": "Unknown Webhook", "code": 10015}',
         headers: { 'content-type': 'application/json' },
-      });
+      }));
       const { result } = await send({ a: 1 });
       expect(result.error).toBe(
         `discord: the incoming webhook was deleted or revoked (HTTP ${status}: Unknown Webhook); create a new one and update config.url`,
@@ -187,11 +149,11 @@ describe('discord adapter: what each answer comes to', () => {
   });
 
   it('an HTML error page is a retried failure with a short excerpt of it', async () => {
-    answer = () => ({
+    h.hook.set(() => ({
       status: 502,
       body: '<html><h1>Bad gateway</h1></html>',
       headers: { 'content-type': 'text/html' },
-    });
+    }));
     const { result } = await send({ a: 1 });
     expect(result).toMatchObject({
       ok: false,
@@ -202,14 +164,14 @@ describe('discord adapter: what each answer comes to', () => {
   });
 
   it('a redirect is not followed', async () => {
-    answer = () => ({ status: 307, headers: { location: 'http://127.0.0.1:1/x' } });
+    h.hook.set(() => ({ status: 307, headers: { location: 'http://127.0.0.1:1/x' } }));
     const { result } = await send({ a: 1 });
     expect(result.error).toBe('discord: answered 307; redirects are not followed (Location: http://127.0.0.1:1/x)');
   });
 
   it('a receiver that hangs times out', async () => {
-    answer = () => ({ hangMs: 5000 });
-    const result = await discordAdapter(deps, dest(), message({ a: 1 }), { timeoutMs: 300 });
+    h.hook.set(() => ({ hangMs: 5000 }));
+    const { result } = await h.send(discordAdapter, dest(), message({ a: 1 }), { timeoutMs: 300 });
     expect(result).toMatchObject({ ok: false, status_code: null, error: 'discord: timed out after 300 ms' });
   });
 });

@@ -1,58 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
-import { createMailer } from '../../server/mail.js';
+import { describe, expect, it } from 'vitest';
 import { escapeSlack, SLACK_LIMITS, slackAdapter } from '../../server/worker/adapters/slack.js';
-import { createOutbound } from '../../server/worker/outbound.js';
 import { isFinal, POLICIES } from '../../server/worker/policy.js';
-import type { AdapterDeps, DestinationTarget, OutboundMessage } from '../../server/worker/types.js';
-import { type Behaviour, startReceiver } from '../helpers/receiver.js';
+import { adapterHarness, chatDest, chatMessage } from '../helpers/adapter.js';
 
-let answer: Behaviour = () => ({ status: 200, body: 'ok' });
-let hook: Awaited<ReturnType<typeof startReceiver>>;
-let deps: AdapterDeps;
+const h = adapterHarness(() => ({ status: 200, body: 'ok' }));
 
-beforeAll(async () => {
-  hook = await startReceiver((req, n) => answer(req, n));
-  const config = loadConfig({ MAIL_TRANSPORT: 'none' });
-  deps = { config, mailer: createMailer(config), outbound: createOutbound({ allowPrivate: true, timeoutMs: 2000 }) };
-});
-
-afterAll(async () => {
-  await deps.outbound.close();
-  await hook.close();
-});
-
-const dest = (config: Record<string, unknown> = {}): DestinationTarget => ({
-  id: 'ds_slack',
-  type: 'slack',
-  name: 'slack',
-  config: { url: hook.url, ...config },
-});
-
-function message(data: Record<string, unknown>, extra: Partial<OutboundMessage['context']> = {}): OutboundMessage {
-  const submission = { id: 'sb_123', status: 'received', test: false, received_at: '2026-11-25T10:00:00.000Z' };
-  return {
-    deliveryId: 'dl_1',
-    event: 'submission.received',
-    payload: { id: 'dl_1', data },
-    context: {
-      form: { id: 'fm_1', slug: 'contact', name: 'Contact us', settings: {} },
-      submission,
-      data,
-      meta: { received_at: submission.received_at },
-      subject_hint: null,
-      ...extra,
-    },
-  };
-}
-
-async function send(data: Record<string, unknown>, config: Record<string, unknown> = {}) {
-  const before = hook.requests.length;
-  const result = await slackAdapter(deps, dest(config), message(data));
-  return { result, req: hook.requests[before] };
-}
+const dest = (config: Record<string, unknown> = {}) => chatDest('slack', h.hook.url, config);
+const send = (data: Record<string, unknown>, config: Record<string, unknown> = {}) =>
+  h.send(slackAdapter, dest(config), chatMessage(data));
 
 /** Every string anywhere in a JSON value. */
 const strings = (v: unknown, out: string[] = []): string[] => {
@@ -63,7 +20,7 @@ const strings = (v: unknown, out: string[] = []): string[] => {
 
 describe('slack adapter: the message', () => {
   it('posts JSON {text, blocks}: the form name and a line per field, a header, a section per field, the id', async () => {
-    answer = () => ({ status: 200, body: 'ok' });
+    h.hook.set(() => ({ status: 200, body: 'ok' }));
     const { result, req } = await send({ name: 'Ada', message: 'hello' });
     expect(result).toMatchObject({ ok: true, status_code: 200, error: null });
     expect(req.headers['content-type']).toBe('application/json');
@@ -133,35 +90,34 @@ describe('slack adapter: the message', () => {
       data: { n: i, who: '<!everyone>' },
       meta: {},
     }));
-    const msg = { ...message({}, { submissions }), event: 'digest.ready' };
-    const before = hook.requests.length;
-    const result = await slackAdapter(deps, dest(), msg);
+    const msg = { ...chatMessage({}, { submissions }), event: 'digest.ready' };
+    const { result, req, sent } = await h.send(slackAdapter, dest(), msg);
     expect(result.ok).toBe(true);
-    expect(hook.requests.length).toBe(before + 1);
-    const { text, blocks } = hook.requests[before].json;
+    expect(sent).toBe(1);
+    const { text, blocks } = req.json;
     expect(blocks[0].text.text).toBe('Digest: 60 submissions to Contact us');
     expect(blocks.length).toBe(SLACK_LIMITS.blocks);
     expect(blocks.at(-1).elements[0].text).toBe(`… and ${60 - 48} more submissions`);
     expect(blocks[1].text.text).toBe('*Submission sb_0 · 2026-11-25T10:00:00.000Z*\nn: 0\nwho: &lt;!everyone&gt;');
     expect(text.length).toBeLessThanOrEqual(SLACK_LIMITS.text);
-    expect(strings(hook.requests[before].json).some((s) => s.includes('<!everyone>'))).toBe(false);
+    expect(strings(req.json).some((s) => s.includes('<!everyone>'))).toBe(false);
   });
 });
 
 describe('slack adapter: what each answer comes to', () => {
   it('200 with a body other than "ok" (an HTML page) is a failure carrying the text', async () => {
-    answer = () => ({
+    h.hook.set(() => ({
       status: 200,
       body: '<html>\n<body>Sign in</body></html>',
       headers: { 'content-type': 'text/html' },
-    });
+    }));
     const { result } = await send({ a: 1 });
     expect(result).toMatchObject({ ok: false, status_code: 200, retryable: true });
     expect(result.error).toBe('slack: unexpected answer (HTTP 200: <html> <body>Sign in</body></html>)');
   });
 
   it('400 keeps Slack text in the error and is retried', async () => {
-    answer = () => ({ status: 400, body: 'invalid_blocks' });
+    h.hook.set(() => ({ status: 400, body: 'invalid_blocks' }));
     const { result } = await send({ a: 1 });
     expect(result).toMatchObject({ ok: false, status_code: 400, error: 'slack: answered HTTP 400: invalid_blocks' });
     expect(isFinal(POLICIES.slack, result)).toBe(false);
@@ -172,7 +128,7 @@ describe('slack adapter: what each answer comes to', () => {
       [404, 'no_service'],
       [401, 'invalid_token'],
     ] as const) {
-      answer = () => ({ status, body });
+      h.hook.set(() => ({ status, body }));
       const { result } = await send({ a: 1 });
       expect(result.error).toBe(
         `slack: the incoming webhook was deleted or revoked (HTTP ${status}: ${body}); create a new one and update config.url`,
@@ -182,25 +138,25 @@ describe('slack adapter: what each answer comes to', () => {
   });
 
   it('429 carries the Retry-After Slack asked for', async () => {
-    answer = () => ({ status: 429, body: 'rate_limited', headers: { 'retry-after': '30' } });
+    h.hook.set(() => ({ status: 429, body: 'rate_limited', headers: { 'retry-after': '30' } }));
     const { result } = await send({ a: 1 });
     expect(result).toMatchObject({ ok: false, status_code: 429, retry_after_ms: 30_000 });
     expect(result.error).toBe('slack: rate limited (HTTP 429: rate_limited)');
   });
 
   it('a redirect is not followed: a failure naming the Location', async () => {
-    answer = (req) =>
-      req.url === '/hook' ? { status: 302, headers: { location: `${hook.url}?moved` } } : { status: 200, body: 'ok' };
-    const before = hook.requests.length;
-    const { result } = await send({ a: 1 });
+    h.hook.set((req) =>
+      req.url === '/hook' ? { status: 302, headers: { location: `${h.hook.url}?moved` } } : { status: 200, body: 'ok' },
+    );
+    const { result, sent } = await send({ a: 1 });
     expect(result).toMatchObject({ ok: false, status_code: 302, retryable: true });
     expect(result.error).toContain('redirects are not followed');
-    expect(hook.requests.length).toBe(before + 1);
+    expect(sent).toBe(1);
   });
 
   it('a receiver that hangs times out with a clear error', async () => {
-    answer = () => ({ hangMs: 5000 });
-    const result = await slackAdapter(deps, dest(), message({ a: 1 }), { timeoutMs: 300 });
+    h.hook.set(() => ({ hangMs: 5000 }));
+    const { result } = await h.send(slackAdapter, dest(), chatMessage({ a: 1 }), { timeoutMs: 300 });
     expect(result).toMatchObject({
       ok: false,
       status_code: null,
@@ -227,7 +183,7 @@ describe('slack adapter: what each answer comes to', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/big`;
-      const result = await slackAdapter(deps, { ...dest(), config: { url } }, message({ a: 1 }));
+      const result = await slackAdapter(h.deps, { ...dest(), config: { url } }, chatMessage({ a: 1 }));
       expect(result).toMatchObject({ ok: false, status_code: 200 });
       expect(result.response_excerpt.length).toBe(500);
       expect(result.error?.length).toBeLessThan(300);
@@ -239,10 +195,9 @@ describe('slack adapter: what each answer comes to', () => {
   });
 
   it('a destination without a URL fails without retrying and sends nothing', async () => {
-    const before = hook.requests.length;
-    const result = await slackAdapter(deps, { ...dest(), config: {} }, message({ a: 1 }));
+    const { result, sent } = await h.send(slackAdapter, { ...dest(), config: {} }, chatMessage({ a: 1 }));
     expect(result).toMatchObject({ ok: false, retryable: false });
-    expect(hook.requests.length).toBe(before);
+    expect(sent).toBe(0);
   });
 });
 

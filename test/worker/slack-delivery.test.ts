@@ -4,26 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveries, routes } from '../../server/db/schema.js';
 import { planDigests } from '../../server/worker/digest.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
-import { type Behaviour, startReceiver, until } from '../helpers/receiver.js';
+import { type Behaviour, fileReceivers, until } from '../helpers/receiver.js';
 import { orgIdOf, seedSubmission } from '../helpers/seed.js';
 
 let t: TestEnv;
 let key: string;
-const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({ RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '1000' });
   key = (await t.onboard()).key;
 });
 
-afterAll(async () => {
-  for (const c of closers) await c();
-  await t.close();
-});
+afterAll(() => t.close());
+const receiver = fileReceivers();
 
 async function chatRoute(type: 'slack' | 'discord', behaviour: Behaviour, mode?: Record<string, unknown>) {
-  const hook = await startReceiver(behaviour);
-  closers.push(hook.close);
+  const hook = await receiver(behaviour);
   const form = await t.api('POST', '/v1/forms', key, { json: { name: `Chat ${crypto.randomUUID().slice(0, 8)}` } });
   const dest = await t.api('POST', '/v1/destinations', key, { json: { type, name: type, config: { url: hook.url } } });
   expect(dest.status).toBe(201);

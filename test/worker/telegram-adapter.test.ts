@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
-import { createMailer } from '../../server/mail.js';
+import { describe, expect, it } from 'vitest';
 import { TELEGRAM_MAX_TEXT, telegramAdapter } from '../../server/worker/adapters/telegram.js';
-import type {
-  AdapterDeps,
-  DestinationTarget,
-  HttpResult,
-  Outbound,
-  OutboundMessage,
-} from '../../server/worker/types.js';
-import { type Behaviour, type Received, startReceiver } from '../helpers/receiver.js';
+import type { DestinationTarget, HttpResult, Outbound, OutboundMessage } from '../../server/worker/types.js';
+import { adapterHarness } from '../helpers/adapter.js';
 
 /**
  * Test-only outbound client: global fetch against the loopback fake Bot API, with the
@@ -59,20 +51,10 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 });
 
 /** Answers like the Bot API: ok with the sent message, or the error the test sets. */
-let answer: Behaviour = (req) =>
-  json(200, { ok: true, result: { message_id: 1, chat: { id: req.json?.chat_id }, text: req.json?.text } });
-let api: Awaited<ReturnType<typeof startReceiver>>;
-let deps: AdapterDeps;
-
-beforeAll(async () => {
-  api = await startReceiver((req, n) => answer(req, n));
-  const config = loadConfig({ TELEGRAM_API_BASE: api.url.replace(/\/hook$/, ''), MAIL_TRANSPORT: 'none' });
-  deps = { config, mailer: createMailer(config), outbound: loopbackOutbound };
-});
-
-afterAll(async () => {
-  await api.close();
-});
+const h = adapterHarness(
+  (req) => json(200, { ok: true, result: { message_id: 1, chat: { id: req.json?.chat_id }, text: req.json?.text } }),
+  { env: (url) => ({ TELEGRAM_API_BASE: url.replace(/\/hook$/, '') }), outbound: loopbackOutbound },
+);
 
 const dest = (config: Record<string, unknown> = {}): DestinationTarget => ({
   id: 'ds_tg',
@@ -97,13 +79,7 @@ function message(over: Partial<OutboundMessage['context']> = {}, event = 'submis
   };
 }
 
-/** Sends once and returns the result with the request the fake Bot API received. */
-async function send(d: DestinationTarget, msg: OutboundMessage) {
-  const before = api.requests.length;
-  const result = await telegramAdapter(deps, d, msg);
-  const req: Received | undefined = api.requests[before];
-  return { result, req };
-}
+const send = (d: DestinationTarget, msg: OutboundMessage) => h.send(telegramAdapter, d, msg);
 
 describe('telegram adapter', () => {
   it('posts sendMessage in HTML mode with values escaped and chat_id as a string', async () => {
@@ -155,7 +131,9 @@ describe('telegram adapter', () => {
   });
 
   it('a 400 "chat not found" is final and the token appears nowhere', async () => {
-    answer = () => json(400, { ok: false, error_code: 400, description: `Bad Request: chat not found (bot${TOKEN})` });
+    h.hook.set(() =>
+      json(400, { ok: false, error_code: 400, description: `Bad Request: chat not found (bot${TOKEN})` }),
+    );
     try {
       const { result } = await send(dest(), message());
       expect(result).toMatchObject({ ok: false, status_code: 400, retryable: false });
@@ -163,28 +141,29 @@ describe('telegram adapter', () => {
       expect(JSON.stringify(result)).not.toContain(TOKEN);
       expect(JSON.stringify(result)).not.toContain('AAH-secret');
     } finally {
-      answer = (req) => json(200, { ok: true, result: { message_id: 2, text: req.json?.text } });
+      h.hook.set((req) => json(200, { ok: true, result: { message_id: 2, text: req.json?.text } }));
     }
   });
 
   it('a 401 bad token is final too', async () => {
-    answer = () => json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    h.hook.set(() => json(401, { ok: false, error_code: 401, description: 'Unauthorized' }));
     try {
       const { result } = await send(dest(), message());
       expect(result).toMatchObject({ ok: false, retryable: false, error: 'telegram: Unauthorized' });
     } finally {
-      answer = () => json(200, { ok: true, result: {} });
+      h.hook.set(() => json(200, { ok: true, result: {} }));
     }
   });
 
   it('a 429 is retried after the time Telegram asks for', async () => {
-    answer = () =>
+    h.hook.set(() =>
       json(429, {
         ok: false,
         error_code: 429,
         description: 'Too Many Requests: retry after 7',
         parameters: { retry_after: 7 },
-      });
+      }),
+    );
     try {
       const { result } = await send(dest(), message());
       expect(result).toMatchObject({
@@ -195,50 +174,50 @@ describe('telegram adapter', () => {
         error: 'telegram: Too Many Requests: retry after 7',
       });
     } finally {
-      answer = () => json(200, { ok: true, result: {} });
+      h.hook.set(() => json(200, { ok: true, result: {} }));
     }
   });
 
   it('a 5xx without JSON is retryable', async () => {
-    answer = () => ({ status: 502, body: 'bad gateway' });
+    h.hook.set(() => ({ status: 502, body: 'bad gateway' }));
     try {
       const { result } = await send(dest(), message());
       expect(result).toMatchObject({ ok: false, status_code: 502, retryable: true, error: 'telegram: HTTP 502' });
     } finally {
-      answer = () => json(200, { ok: true, result: {} });
+      h.hook.set(() => json(200, { ok: true, result: {} }));
     }
   });
 
   it('a group moved to a supergroup says which chat id to use', async () => {
-    answer = () =>
+    h.hook.set(() =>
       json(400, {
         ok: false,
         error_code: 400,
         description: 'Bad Request: group chat was upgraded to a supergroup chat',
         parameters: { migrate_to_chat_id: -1009 },
-      });
+      }),
+    );
     try {
       const { result } = await send(dest(), message());
       expect(result.retryable).toBe(false);
       expect(result.error).toContain('the group is now chat -1009; update config.chat_id');
     } finally {
-      answer = () => json(200, { ok: true, result: {} });
+      h.hook.set(() => json(200, { ok: true, result: {} }));
     }
   });
 
   it('refuses a missing chat or a token that could bend the URL, sending nothing', async () => {
-    const before = api.requests.length;
     for (const config of [{ chat_id: '' }, { bot_token: '' }, { bot_token: '../../evil?x=' }, { bot_token: 'a/b' }]) {
-      const result = await telegramAdapter(deps, dest(config), message());
+      const { result, sent } = await send(dest(config), message());
       expect(result).toMatchObject({ ok: false, retryable: false });
       expect(result.error).not.toContain('evil');
+      expect(sent).toBe(0);
     }
-    expect(api.requests.length).toBe(before);
   });
 
   it('an unreachable Bot API is a retryable failure without the token in the error', async () => {
-    const config = { ...deps.config, telegramApiBase: 'http://127.0.0.1:1' };
-    const result = await telegramAdapter({ ...deps, config }, dest(), message());
+    const config = { ...h.deps.config, telegramApiBase: 'http://127.0.0.1:1' };
+    const result = await telegramAdapter({ ...h.deps, config }, dest(), message());
     expect(result).toMatchObject({ ok: false, status_code: null, retryable: true });
     expect(result.error).toMatch(/^telegram: /);
     expect(JSON.stringify(result)).not.toContain(TOKEN);
