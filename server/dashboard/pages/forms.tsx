@@ -5,6 +5,7 @@ import { projectOps } from '../../../shared/contracts/projects.js';
 import { pageOf } from '../../http/pagination.js';
 import { createForm, listForms } from '../../services/forms.js';
 import { listProjects } from '../../services/projects.js';
+import { FilterBar, named, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, page, Time } from '../render.js';
@@ -21,6 +22,7 @@ import {
   statusOf,
   unclaimed,
 } from './forms-ui.js';
+import { Choice } from './routing-ui.js';
 
 /**
  * Forms: the list with counts and a create form (/app/forms), one form's settings and embed
@@ -72,77 +74,56 @@ async function listPage(
     { title: 'Forms', section: 'forms', status: created?.status },
     <>
       <h1>Forms</h1>
-      <form method="get" action="/app/forms" class="filters" aria-label="Filter forms">
-        <div>
-          <label for="f-project">Project</label>
-          <select id="f-project" name="project">
-            <option value="">Any project</option>
-            {projects.data.map((p) => (
-              <option value={p.slug} selected={q.project === p.slug || q.project === p.id}>
-                {p.slug}
-              </option>
-            ))}
-          </select>
-        </div>
+      <FilterBar action="/app/forms" label="Filter forms">
+        <Choice
+          id="f-project"
+          name="project"
+          label="Project"
+          options={named(projects.data.map((p) => p.slug))}
+          // The query may name the project by slug or by id; the choice is its slug either way.
+          value={projects.data.find((p) => q.project === p.id)?.slug ?? q.project}
+          any="Any project"
+        />
         <div>
           <label for="f-tag">Tag</label>
           <input id="f-tag" name="tag" type="text" value={q.tag ?? ''} />
         </div>
-        <div>
-          <label for="f-status">Status</label>
-          <select id="f-status" name="status">
-            <option value="">Any status</option>
-            {FORM_STATUSES.map((s) => (
-              <option value={s} selected={q.status === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
+        <Choice
+          id="f-status"
+          name="status"
+          label="Status"
+          options={named(FORM_STATUSES)}
+          value={q.status}
+          any="Any status"
+        />
+      </FilterBar>
       {list.data.length ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">Submissions count stored, non-test submissions.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Project</th>
-                <th scope="col">Status</th>
-                <th scope="col">Schema</th>
-                <th scope="col">Submissions</th>
-                <th scope="col">Last submission</th>
-                <th scope="col">Tags</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((f) => (
-                <tr>
-                  <td>
-                    <a href={formPath(f.id)}>{f.name}</a>
-                    <div class="muted mono">{f.id}</div>
-                  </td>
-                  <td>{projectSlug.get(f.project_id) ?? f.project_id}</td>
-                  <td>
-                    <Badge value={f.status} />
-                  </td>
-                  <td>
-                    {f.schema_mode}
-                    {f.current_schema_version !== null ? ` · v${f.current_schema_version}` : ''}
-                  </td>
-                  <td>{f.counts.submissions}</td>
-                  <td>
-                    <Time at={f.counts.last_submission_at} />
-                  </td>
-                  <td>{f.tags.join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          cols={['Name', 'Project', 'Status', 'Schema', 'Submissions', 'Last submission', 'Tags']}
+          caption="Submissions count stored, non-test submissions."
+        >
+          {list.data.map((f) => (
+            <tr>
+              <td>
+                <a href={formPath(f.id)}>{f.name}</a>
+                <div class="muted mono">{f.id}</div>
+              </td>
+              <td>{projectSlug.get(f.project_id) ?? f.project_id}</td>
+              <td>
+                <Badge value={f.status} />
+              </td>
+              <td>
+                {f.schema_mode}
+                {f.current_schema_version !== null ? ` · v${f.current_schema_version}` : ''}
+              </td>
+              <td>{f.counts.submissions}</td>
+              <td>
+                <Time at={f.counts.last_submission_at} />
+              </td>
+              <td>{f.tags.join(', ')}</td>
+            </tr>
+          ))}
+        </Table>
       ) : filtered ? (
         <Empty title="No form matches these filters">
           <p>

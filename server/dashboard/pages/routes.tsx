@@ -4,6 +4,7 @@ import { routeOps } from '../../../shared/contracts/routes.js';
 import { destinations, forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
+import { Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page } from '../render.js';
@@ -33,6 +34,23 @@ const modeText = (m: Route['mode']) => (m.type === 'instant' ? 'Instant' : `Dige
 const qualityText = (q: Route['quality']) =>
   [q.exclude_spam ? 'no spam' : 'spam too', q.exclude_quarantined ? 'no quarantined' : 'quarantined too'].join(', ');
 
+/** The names a RouteTable shows for `routes`: their forms' and streams' (one query each). */
+export async function sourceNames(c: Context<DashEnv>, routes: Route[]) {
+  const [formNames, streamNames] = await Promise.all([
+    namesOf(
+      c,
+      forms,
+      routes.map((r) => r.form_id),
+    ),
+    namesOf(
+      c,
+      streams,
+      routes.map((r) => r.stream_id),
+    ),
+  ]);
+  return { forms: formNames, streams: streamNames };
+}
+
 /** Routes as a table: source, (destination), mode, window, quality, state, counts and an Edit link. */
 export const RouteTable: FC<{
   routes: Route[];
@@ -40,54 +58,37 @@ export const RouteTable: FC<{
   streams: Map<string, string>;
   destinations?: Map<string, string>;
 }> = (p) => (
-  <div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Source</th>
-          {p.destinations ? <th scope="col">Destination</th> : null}
-          <th scope="col">Mode</th>
-          <th scope="col">Window</th>
-          <th scope="col">Quality</th>
-          <th scope="col">State</th>
-          <th scope="col">Sent</th>
-          <th scope="col">
-            <span class="muted">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {p.routes.map((r) => (
-          <tr>
-            <td>
-              {r.form_id ? (
-                <a href={`/app/forms/${r.form_id}`}>{`Form: ${p.forms.get(r.form_id) ?? r.form_id}`}</a>
-              ) : (
-                <a
-                  href={`/app/streams/${r.stream_id}`}
-                >{`Stream: ${p.streams.get(r.stream_id ?? '') ?? r.stream_id}`}</a>
-              )}
-            </td>
-            {p.destinations ? (
-              <td>
-                <a href={`/app/destinations/${r.destination_id}`}>
-                  {p.destinations.get(r.destination_id) ?? r.destination_id}
-                </a>
-              </td>
-            ) : null}
-            <td>{modeText(r.mode)}</td>
-            <td>{windowText(r.window)}</td>
-            <td>{qualityText(r.quality)}</td>
-            <td>{r.enabled ? <Badge value="enabled" /> : <Badge value="disabled" />}</td>
-            <td>{`${r.counts.sent} of ${r.counts.deliveries}`}</td>
-            <td>
-              <a href={`/app/routes/${r.id}`}>Edit route</a>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </div>
+  <Table
+    cols={['Source', p.destinations && 'Destination', 'Mode', 'Window', 'Quality', 'State', 'Sent']}
+    action="Actions"
+  >
+    {p.routes.map((r) => (
+      <tr>
+        <td>
+          {r.form_id ? (
+            <a href={`/app/forms/${r.form_id}`}>{`Form: ${p.forms.get(r.form_id) ?? r.form_id}`}</a>
+          ) : (
+            <a href={`/app/streams/${r.stream_id}`}>{`Stream: ${p.streams.get(r.stream_id ?? '') ?? r.stream_id}`}</a>
+          )}
+        </td>
+        {p.destinations ? (
+          <td>
+            <a href={`/app/destinations/${r.destination_id}`}>
+              {p.destinations.get(r.destination_id) ?? r.destination_id}
+            </a>
+          </td>
+        ) : null}
+        <td>{modeText(r.mode)}</td>
+        <td>{windowText(r.window)}</td>
+        <td>{qualityText(r.quality)}</td>
+        <td>{r.enabled ? <Badge value="enabled" /> : <Badge value="disabled" />}</td>
+        <td>{`${r.counts.sent} of ${r.counts.deliveries}`}</td>
+        <td>
+          <a href={`/app/routes/${r.id}`}>Edit route</a>
+        </td>
+      </tr>
+    ))}
+  </Table>
 );
 
 /** "2026-01-02T03:04" (a datetime-local input, read as UTC) or a full ISO time → ISO; empty → null. */
@@ -357,17 +358,8 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
     allow(c, routeOps.list);
     const q = queryFor(routeOps.list, c.req.query());
     const list = await listRoutes(c.var.deps, c.var.actor, pageOf(q, 'route'), q);
-    const [formNames, streamNames, destNames] = await Promise.all([
-      namesOf(
-        c,
-        forms,
-        list.data.map((r) => r.form_id),
-      ),
-      namesOf(
-        c,
-        streams,
-        list.data.map((r) => r.stream_id),
-      ),
+    const [names, destNames] = await Promise.all([
+      sourceNames(c, list.data),
       namesOf(
         c,
         destinations,
@@ -389,7 +381,7 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
           </a>
         </p>
         {list.data.length ? (
-          <RouteTable routes={list.data} forms={formNames} streams={streamNames} destinations={destNames} />
+          <RouteTable routes={list.data} {...names} destinations={destNames} />
         ) : (
           <Empty title="No routes yet">
             <p>Nothing is delivered until a route connects a form to a destination.</p>
