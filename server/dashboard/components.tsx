@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Child, FC } from 'hono/jsx';
-import type { z } from 'zod';
+import type { z } from '../../shared/contracts/common.js';
 import type { Delivery } from '../../shared/contracts/deliveries.js';
 import type { DashEnv } from './env.js';
 import { Badge, PostForm, Time } from './render.js';
@@ -45,6 +45,22 @@ export const FilterBar: FC<{ action: string; label?: string; after?: Child; chil
     {p.after}
   </form>
 );
+
+/**
+ * A field's error right under it: one message, or the messages of several issues joined. `id` is what the
+ * control's aria-describedby names.
+ */
+export const FieldMessage: FC<{ id?: string; message: string | Array<{ message: string }> | null | undefined }> = ({
+  id,
+  message,
+}) => {
+  const text = Array.isArray(message) ? message.map((m) => m.message).join('; ') : message;
+  return text ? (
+    <p class="field-error" id={id}>
+      {text}
+    </p>
+  ) : null;
+};
 
 /** Plain values as the choices of a select (each shown as itself). */
 export const named = (values: readonly string[]) => values.map((v) => ({ id: v, name: v }));

@@ -4,11 +4,11 @@ import { destinations, forms } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { listDeliveries, retryDelivery } from '../../services/deliveries.js';
 import { retryDeliveries } from '../../services/replay.js';
-import { DeliveryTable, FilterBar, formIdOf, named } from '../components.js';
+import { DeliveryTable, FilterBar, formIdOf } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { CsrfField, done, Empty, ErrorBox, page } from '../render.js';
-import { Choice, choices, formValues, namesOf, qs } from './routing-ui.js';
+import { Choice, choices, formValues, namesOf, qs, StatusFilter } from './routing-ui.js';
 
 /** The log's filters that the page keeps in its query string (empty ones left out). */
 type Filters = { status?: string; destination_id?: string; form_id?: string };
@@ -84,14 +84,7 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
           label="Filter deliveries"
           after={f.status || f.destination_id || f.form_id ? <a href="/app/deliveries">Clear filters</a> : null}
         >
-          <Choice
-            id="f-status"
-            name="status"
-            label="Status"
-            options={named(DELIVERY_STATUSES)}
-            value={f.status}
-            any="Any status"
-          />
+          <StatusFilter id="f-status" statuses={DELIVERY_STATUSES} value={f.status} />
           <Choice
             id="f-destination"
             name="destination_id"

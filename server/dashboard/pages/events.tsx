@@ -15,12 +15,12 @@ import {
   listWebhooks,
   updateWebhook,
 } from '../../services/webhooks.js';
-import { FilterBar, named, Table } from '../components.js';
+import { FieldMessage, FilterBar, named, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Badge, Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
 import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
-import { Choice } from './routing-ui.js';
+import { Choice, StatusFilter } from './routing-ui.js';
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
@@ -82,11 +82,7 @@ const WebhookForm = ({
         aria-invalid={urlError ? 'true' : undefined}
         aria-describedby={urlError ? 'wh-url-error' : undefined}
       />
-      {urlError ? (
-        <p class="field-error" id="wh-url-error">
-          {urlError}
-        </p>
-      ) : null}
+      <FieldMessage id="wh-url-error" message={urlError} />
       <fieldset>
         <legend>Events</legend>
         {EVENT_TYPES.map((t) => (
@@ -94,7 +90,7 @@ const WebhookForm = ({
             <input type="checkbox" name="events" value={t} checked={values.events.includes(t)} /> <code>{t}</code>
           </label>
         ))}
-        {eventsError ? <p class="field-error">{eventsError}</p> : null}
+        <FieldMessage message={eventsError} />
       </fieldset>
       <label class="check">
         <input type="checkbox" name="generate" value="1" checked={values.generate} /> Sign deliveries with a new secret
@@ -109,7 +105,7 @@ const WebhookForm = ({
         value={values.secret}
         aria-invalid={secretError ? 'true' : undefined}
       />
-      {secretError ? <p class="field-error">{secretError}</p> : null}
+      <FieldMessage message={secretError} />
       <p>
         <button type="submit">Add webhook</button>
       </p>
@@ -366,14 +362,7 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
         ) : null}
         <h2>Deliveries</h2>
         <FilterBar action={base}>
-          <Choice
-            id="wd-status"
-            name="status"
-            label="Status"
-            options={named(SYSTEM_WEBHOOK_DELIVERY_STATUSES)}
-            value={q.status}
-            any="Any status"
-          />
+          <StatusFilter id="wd-status" statuses={SYSTEM_WEBHOOK_DELIVERY_STATUSES} value={q.status} />
         </FilterBar>
         {list.data.length === 0 ? (
           <Empty title="No deliveries yet">

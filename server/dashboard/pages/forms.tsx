@@ -22,7 +22,7 @@ import {
   statusOf,
   unclaimed,
 } from './forms-ui.js';
-import { Choice } from './routing-ui.js';
+import { Choice, StatusFilter } from './routing-ui.js';
 
 /**
  * Forms: the list with counts and a create form (/app/forms), one form's settings and embed
@@ -88,14 +88,7 @@ async function listPage(
           <label for="f-tag">Tag</label>
           <input id="f-tag" name="tag" type="text" value={q.tag ?? ''} />
         </div>
-        <Choice
-          id="f-status"
-          name="status"
-          label="Status"
-          options={named(FORM_STATUSES)}
-          value={q.status}
-          any="Any status"
-        />
+        <StatusFilter id="f-status" statuses={FORM_STATUSES} value={q.status} />
       </FilterBar>
       {list.data.length ? (
         <Table

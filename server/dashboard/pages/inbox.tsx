@@ -13,11 +13,11 @@ import { submitUrl } from '../../present/forms.js';
 import { formEmbed, formNames } from '../../services/forms.js';
 import { listOrganizations } from '../../services/organizations.js';
 import { listSubmissions } from '../../services/submissions.js';
-import { FilterBar, named, Table } from '../components.js';
+import { FilterBar, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, issuesOf, queryFor } from '../input.js';
 import { Badge, Copyable, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
-import { Choice } from './routing-ui.js';
+import { Choice, StatusFilter } from './routing-ui.js';
 
 type Item = Awaited<ReturnType<typeof listSubmissions>>['data'][number];
 type Names = Map<string, string>;
@@ -195,14 +195,7 @@ const FiltersForm: FC<{ f: Filters; forms: Array<{ id: string; name: string }> }
       <input id="f-q" name="q" type="search" value={f.q ?? ''} placeholder="words in the data" />
     </div>
     <Choice id="f-form" name="form_id" label="Form" options={forms} value={f.form_id} any="All forms" />
-    <Choice
-      id="f-status"
-      name="status"
-      label="Status"
-      options={named(SUBMISSION_STATUSES)}
-      value={f.status}
-      any="Any status"
-    />
+    <StatusFilter id="f-status" statuses={SUBMISSION_STATUSES} value={f.status} />
     <Choice id="f-test" name="test" label="Test" options={TEST_CHOICES} value={f.test} any="Test and real" />
   </FilterBar>
 );

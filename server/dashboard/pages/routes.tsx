@@ -4,7 +4,7 @@ import { routeOps } from '../../../shared/contracts/routes.js';
 import { destinations, forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
-import { Table } from '../components.js';
+import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page } from '../render.js';
@@ -158,7 +158,7 @@ const RuleFields: FC<{ v: Values; issues?: Issue[]; dests: Named }> = ({ v, issu
           <input type="radio" id="mode-digest" name="mode" value="digest" checked={v.mode === 'digest'} /> Digest: one
           delivery per period, collecting the period's submissions (forms only)
         </label>
-        {modeErrs.length ? <p class="field-error">{modeErrs.map((e) => e.message).join('; ')}</p> : null}
+        <FieldMessage message={modeErrs} />
         <Field
           id="route-cron"
           name="cron"
@@ -291,11 +291,7 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
                   </optgroup>
                 ) : null}
               </select>
-              {sourceErrs.length ? (
-                <p class="field-error" id="route-source-error">
-                  {sourceErrs.map((e) => e.message).join('; ')}
-                </p>
-              ) : null}
+              <FieldMessage id="route-source-error" message={sourceErrs} />
             </div>
             <RuleFields v={v} issues={error?.issues} dests={dests} />
             <p>

@@ -4,6 +4,7 @@ import type { FC } from 'hono/jsx';
 import { ERROR_CODES } from '../../../shared/errors.js';
 import { destinations, forms, streams } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { FieldMessage, named } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { issuesOf } from '../input.js';
 
@@ -73,11 +74,7 @@ export const Field: FC<{
       ) : (
         <input type={p.type ?? 'text'} value={p.value ?? ''} {...common} />
       )}
-      {errs.length ? (
-        <p class="field-error" id={`${p.id}-error`}>
-          {errs.map((e) => e.message).join('; ')}
-        </p>
-      ) : null}
+      <FieldMessage id={`${p.id}-error`} message={errs} />
     </div>
   );
 };
@@ -156,14 +153,15 @@ export const Choice: FC<{
           </option>
         ))}
       </select>
-      {errs.length ? (
-        <p class="field-error" id={`${p.id}-error`}>
-          {errs.map((e) => e.message).join('; ')}
-        </p>
-      ) : null}
+      <FieldMessage id={`${p.id}-error`} message={errs} />
     </div>
   );
 };
+
+/** A list's filter by status: the select of `statuses`, "Any status" first. */
+export const StatusFilter: FC<{ id: string; statuses: readonly string[]; value?: string }> = (p) => (
+  <Choice id={p.id} name="status" label="Status" options={named(p.statuses)} value={p.value} any="Any status" />
+);
 
 /** The query string of `params` without empty values ("" when none). */
 export function qs(params: Record<string, string | undefined | null>): string {

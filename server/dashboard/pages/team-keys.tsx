@@ -4,7 +4,7 @@ import { keyOps } from '../../../shared/contracts/keys.js';
 import { ApiError } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { createKey, listKeys, revokeKey } from '../../services/keys.js';
-import { Table } from '../components.js';
+import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
@@ -99,7 +99,7 @@ async function keysPage(
             placeholder="ci"
             aria-invalid={nameError ? 'true' : undefined}
           />
-          {nameError ? <p class="field-error">{nameError}</p> : null}
+          <FieldMessage message={nameError} />
           <fieldset>
             <legend>Scopes</legend>
             {KEY_SCOPES.map((s) => (
@@ -108,7 +108,7 @@ async function keysPage(
                 {SCOPE_HELP[s]}
               </label>
             ))}
-            {scopesError ? <p class="field-error">{scopesError}</p> : null}
+            <FieldMessage message={scopesError} />
           </fieldset>
           <p>
             <button type="submit">Create key</button>

@@ -16,7 +16,7 @@ import {
 import { me } from '../../services/me.js';
 import { listMembers, removeMember, updateMember } from '../../services/members.js';
 import { switchOrganization } from '../../services/organizations.js';
-import { Table } from '../components.js';
+import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf } from '../input.js';
 import { Badge, CsrfField, done, ErrorBox, PostForm, page, Time } from '../render.js';
@@ -195,7 +195,7 @@ async function teamPage(
                   value={invite.values.email}
                   aria-invalid={emailError ? 'true' : undefined}
                 />
-                {emailError ? <p class="field-error">{emailError}</p> : null}
+                <FieldMessage message={emailError} />
               </div>
               <div>
                 <label for="inv-role">Role</label>
@@ -206,7 +206,7 @@ async function teamPage(
                     </option>
                   ))}
                 </select>
-                {roleError ? <p class="field-error">{roleError}</p> : null}
+                <FieldMessage message={roleError} />
               </div>
               <button type="submit">Send invitation</button>
             </div>
