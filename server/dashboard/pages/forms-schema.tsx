@@ -12,6 +12,7 @@ import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
 import {
+  ariaOf,
   type Failure,
   FieldError,
   FormTabs,
@@ -291,8 +292,7 @@ const PublishForm: FC<{
           name="json_schema"
           rows={16}
           spellcheck={false}
-          aria-invalid={schemaIssues.length ? 'true' : undefined}
-          aria-describedby={schemaIssues.length ? 'ed-schema-err' : undefined}
+          {...ariaOf(schemaIssues, 'ed-schema-err')}
         >
           {editor.schema}
         </textarea>
@@ -300,14 +300,7 @@ const PublishForm: FC<{
         <label for="ed-ui">
           UI hints <span class="help">(optional JSON: labels, placeholders, order, widgets, help per field)</span>
         </label>
-        <textarea
-          id="ed-ui"
-          name="ui"
-          rows={6}
-          spellcheck={false}
-          aria-invalid={uiIssues.length ? 'true' : undefined}
-          aria-describedby={uiIssues.length ? 'ed-ui-err' : undefined}
-        >
+        <textarea id="ed-ui" name="ui" rows={6} spellcheck={false} {...ariaOf(uiIssues, 'ed-ui-err')}>
           {editor.ui}
         </textarea>
         <FieldError id="ed-ui-err" issues={uiIssues} />
@@ -318,8 +311,7 @@ const PublishForm: FC<{
           type="text"
           maxlength={2000}
           value={editor.changelog}
-          aria-invalid={changelogIssues.length ? 'true' : undefined}
-          aria-describedby={changelogIssues.length ? 'ed-changelog-err' : undefined}
+          {...ariaOf(changelogIssues, 'ed-changelog-err')}
         />
         <FieldError id="ed-changelog-err" issues={changelogIssues} />
         <p>

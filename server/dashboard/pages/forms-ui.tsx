@@ -34,6 +34,13 @@ export const issuesAt = (issues: Issue[], ...paths: string[]) =>
 export const unclaimed = (issues: Issue[], claimed: string[]) =>
   issues.filter((i) => !claimed.some((p) => i.path === p || i.path.startsWith(`${p}.`)));
 
+/** The aria attributes of a control with these issues, shown in the element `errId` (after its help `helpId`). */
+export function ariaOf(issues: Issue[], errId: string, helpId?: string) {
+  const bad = issues.length > 0;
+  const ids = [helpId, bad ? errId : undefined].filter(Boolean).join(' ');
+  return { 'aria-invalid': bad ? 'true' : undefined, 'aria-describedby': ids || undefined };
+}
+
 /** The messages about one field, right under it; `id` is what the control's aria-describedby names. */
 export const FieldError: FC<{ id: string; issues: Issue[] }> = ({ id, issues }) =>
   issues.length ? (

@@ -12,6 +12,7 @@ import { Badge, CsrfField, done, Empty, ErrorBox, page, Time } from '../render.j
 import { registerFormDetailPages } from './forms-detail.js';
 import { registerFormSchemaPages } from './forms-schema.js';
 import {
+  ariaOf,
   type Failure,
   FieldError,
   failureOf,
@@ -153,7 +154,6 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
 }) => {
   const issues = failure?.issues ?? [];
   const at = (p: string) => issuesAt(issues, p);
-  const described = (p: string, id: string) => (at(p).length ? id : undefined);
   return (
     <section class="card" aria-labelledby="new-form">
       <h2 id="new-form">New form</h2>
@@ -168,8 +168,7 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
           required
           maxlength={200}
           value={values.name ?? ''}
-          aria-invalid={at('name').length ? 'true' : undefined}
-          aria-describedby={described('name', 'nf-name-err')}
+          {...ariaOf(at('name'), 'nf-name-err')}
         />
         <FieldError id="nf-name-err" issues={at('name')} />
         <label for="nf-project">
@@ -182,8 +181,7 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
           list="nf-projects"
           placeholder="default"
           value={values.project ?? ''}
-          aria-invalid={at('project').length ? 'true' : undefined}
-          aria-describedby={described('project', 'nf-project-err')}
+          {...ariaOf(at('project'), 'nf-project-err')}
         />
         <datalist id="nf-projects">
           {projects.map((p) => (
@@ -194,14 +192,7 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
         <label for="nf-tags">
           Tags <span class="help">(separated by commas)</span>
         </label>
-        <input
-          id="nf-tags"
-          name="tags"
-          type="text"
-          value={values.tags ?? ''}
-          aria-invalid={at('tags').length ? 'true' : undefined}
-          aria-describedby={described('tags', 'nf-tags-err')}
-        />
+        <input id="nf-tags" name="tags" type="text" value={values.tags ?? ''} {...ariaOf(at('tags'), 'nf-tags-err')} />
         <FieldError id="nf-tags-err" issues={at('tags')} />
         <label for="nf-mode">Schema mode</label>
         <select id="nf-mode" name="schema_mode" aria-describedby="nf-mode-help">

@@ -34,6 +34,23 @@ const modeText = (m: Route['mode']) => (m.type === 'instant' ? 'Instant' : `Dige
 const qualityText = (q: Route['quality']) =>
   [q.exclude_spam ? 'no spam' : 'spam too', q.exclude_quarantined ? 'no quarantined' : 'quarantined too'].join(', ');
 
+/** A route source's choices of one kind, valued `form:<id>` or `stream:<id>` (none: no group). */
+const SourceGroup: FC<{
+  label: string;
+  kind: 'form' | 'stream';
+  rows: Array<{ id: string; name: string }>;
+  value?: string;
+}> = ({ label, kind, rows, value }) =>
+  rows.length ? (
+    <optgroup label={label}>
+      {rows.map((r) => (
+        <option value={`${kind}:${r.id}`} selected={value === `${kind}:${r.id}`}>
+          {r.name}
+        </option>
+      ))}
+    </optgroup>
+  ) : null;
+
 /** The names a RouteTable shows for `routes`: their forms' and streams' (one query each). */
 export async function sourceNames(c: Context<DashEnv>, routes: Route[]) {
   const [formNames, streamNames] = await Promise.all([
@@ -272,24 +289,8 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
                 aria-describedby={sourceErrs.length ? 'route-source-error' : undefined}
               >
                 <option value="">Choose a form or stream</option>
-                {formList.length ? (
-                  <optgroup label="Forms">
-                    {formList.map((f) => (
-                      <option value={`form:${f.id}`} selected={v.source === `form:${f.id}`}>
-                        {f.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
-                {streamList.length ? (
-                  <optgroup label="Streams">
-                    {streamList.map((s) => (
-                      <option value={`stream:${s.id}`} selected={v.source === `stream:${s.id}`}>
-                        {s.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
+                <SourceGroup label="Forms" kind="form" rows={formList} value={v.source} />
+                <SourceGroup label="Streams" kind="stream" rows={streamList} value={v.source} />
               </select>
               <FieldMessage id="route-source-error" message={sourceErrs} />
             </div>
