@@ -27,8 +27,8 @@ export function statusOf(err: unknown): NonNullable<PageOptions['status']> {
 }
 
 /** The issues about `path` or anything inside it (`settings.rate_limit` takes `settings.rate_limit.max`). */
-export const issuesAt = (issues: Issue[], ...paths: string[]) =>
-  issues.filter((i) => paths.some((p) => i.path === p || i.path.startsWith(`${p}.`)));
+export const issuesAt = (issues: Issue[] | undefined, ...paths: string[]) =>
+  (issues ?? []).filter((i) => paths.some((p) => i.path === p || i.path.startsWith(`${p}.`)));
 
 /** The issues no field of the page claims, for the box at the top of the form. */
 export const unclaimed = (issues: Issue[], claimed: string[]) =>

@@ -8,19 +8,8 @@ import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page } from '../render.js';
-import {
-  Check,
-  Choice,
-  choices,
-  Field,
-  formValues,
-  type Issue,
-  issuesAt,
-  namesOf,
-  qs,
-  type Values,
-  validationIssues,
-} from './routing-ui.js';
+import { type Issue, issuesAt } from './forms-ui.js';
+import { Check, Choice, choices, Field, formValues, namesOf, qs, type Values, validationIssues } from './routing-ui.js';
 
 type Route = Awaited<ReturnType<typeof getRoute>>;
 
@@ -247,7 +236,7 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
     choices(c, 'streams'),
     choices(c, 'destinations'),
   ]);
-  const sourceErrs = issuesAt(error?.issues, 'form_id').concat(issuesAt(error?.issues, 'stream_id'));
+  const sourceErrs = issuesAt(error?.issues, 'form_id', 'stream_id');
   return page(
     c,
     { title: 'New route', section: 'destinations', status: error ? 422 : 200 },

@@ -7,10 +7,10 @@ import { ApiError } from '../../http/errors.js';
 import { FieldMessage, named } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { issuesOf } from '../input.js';
+import { type Issue, issuesAt } from './forms-ui.js';
 
 /** Shared parts of the destination, route and delivery pages: field rendering and name look-ups. */
 
-export type Issue = { path: string; message: string };
 export type Values = Record<string, string>;
 
 /** A posted form's fields as strings (a repeated name keeps its last value; files are ignored). */
@@ -28,10 +28,6 @@ export function validationIssues(err: unknown): { message: string; hint?: string
   const hint = err.hint === ERROR_CODES.validation_failed.hint ? 'Fix the marked fields and send again.' : err.hint;
   return { message: err.message, hint, issues: issuesOf(err) };
 }
-
-/** The issues whose path is `path` or below it (config.to matches config.to.0). */
-export const issuesAt = (issues: Issue[] | undefined, path: string) =>
-  (issues ?? []).filter((i) => i.path === path || i.path.startsWith(`${path}.`));
 
 /** A labelled input (or textarea) with its help and the errors of its body path next to it. */
 export const Field: FC<{
