@@ -6,6 +6,7 @@ import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../../http
 import { ApiError } from '../../http/errors.js';
 import { requestCode, signIn, signOut } from '../../services/auth.js';
 import { switchOrganization } from '../../services/organizations.js';
+import { FieldMessage } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf } from '../input.js';
 import { CsrfField, done, ErrorBox, page } from '../render.js';
@@ -69,11 +70,7 @@ function emailForm(c: Context<DashEnv>, next: string, email: string, problem?: P
           aria-invalid={err ? 'true' : undefined}
           aria-describedby={err ? 'email-error' : undefined}
         />
-        {err ? (
-          <p class="field-error" id="email-error">
-            {err}
-          </p>
-        ) : null}
+        <FieldMessage id="email-error" message={err} />
         <button type="submit">Email me a code</button>
       </form>
     </section>,
@@ -107,11 +104,7 @@ function codeForm(c: Context<DashEnv>, next: string, email: string, problem?: Pr
           aria-invalid={err ? 'true' : undefined}
           aria-describedby={err ? 'code-error' : undefined}
         />
-        {err ? (
-          <p class="field-error" id="code-error">
-            {err}
-          </p>
-        ) : null}
+        <FieldMessage id="code-error" message={err} />
         <button type="submit">Sign in</button>
       </form>
       <p class="muted">

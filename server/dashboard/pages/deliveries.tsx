@@ -4,10 +4,11 @@ import { destinations, forms } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { listDeliveries, retryDelivery } from '../../services/deliveries.js';
 import { retryDeliveries } from '../../services/replay.js';
+import { DeliveryTable, FilterBar, formIdOf } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
-import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
-import { Choice, choices, formValues, namesOf, qs } from './routing-ui.js';
+import { CsrfField, done, Empty, ErrorBox, page } from '../render.js';
+import { Choice, choices, formValues, namesOf, qs, StatusFilter } from './routing-ui.js';
 
 /** The log's filters that the page keeps in its query string (empty ones left out). */
 type Filters = { status?: string; destination_id?: string; form_id?: string };
@@ -16,9 +17,6 @@ function filtersOf(source: Record<string, string | undefined>): Filters {
   const pick = (k: string) => (source[k]?.trim() ? source[k]?.trim() : undefined);
   return { status: pick('status'), destination_id: pick('destination_id'), form_id: pick('form_id') };
 }
-
-/** Statuses a single Retry accepts (the service answers 409 for the others). */
-const RETRYABLE = new Set(['dead', 'failed', 'sent']);
 
 /** The bulk replay's filter for the log's filters, or why there is none. */
 function replayOf(f: Filters): { body: Record<string, unknown> } | { why: string } {
@@ -81,18 +79,12 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
       { title: 'Deliveries', section: 'deliveries' },
       <>
         <h1>Deliveries</h1>
-        <form method="get" action="/app/deliveries" class="filters" aria-label="Filter deliveries">
-          <div class="field">
-            <label for="f-status">Status</label>
-            <select id="f-status" name="status">
-              <option value="">Any status</option>
-              {DELIVERY_STATUSES.map((s) => (
-                <option value={s} selected={s === f.status}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </div>
+        <FilterBar
+          action="/app/deliveries"
+          label="Filter deliveries"
+          after={f.status || f.destination_id || f.form_id ? <a href="/app/deliveries">Clear filters</a> : null}
+        >
+          <StatusFilter id="f-status" statuses={DELIVERY_STATUSES} value={f.status} />
           <Choice
             id="f-destination"
             name="destination_id"
@@ -102,90 +94,15 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
             any="Any destination"
           />
           <Choice id="f-form" name="form_id" label="Form" options={formList} value={f.form_id} any="Any form" />
-          <button type="submit" class="secondary">
-            Filter
-          </button>
-          {f.status || f.destination_id || f.form_id ? <a href="/app/deliveries">Clear filters</a> : null}
-        </form>
+        </FilterBar>
         {list.data.length ? (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Destination</th>
-                  <th scope="col">Submission</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">
-                    <span class="muted">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((d) => {
-                  const r = d.last_response;
-                  const formId = formIdOf(d.payload?.form);
-                  return (
-                    <tr id={`delivery-${d.id}`}>
-                      <td>
-                        <Time at={d.created_at} />
-                      </td>
-                      <td>
-                        <Badge value={d.status} />
-                        {d.skip_reason ? <span class="muted">{` (${d.skip_reason})`}</span> : null}
-                        {d.next_attempt_at && d.status !== 'sent' ? (
-                          <div class="muted">
-                            next <Time at={d.next_attempt_at} />
-                          </div>
-                        ) : null}
-                      </td>
-                      <td>
-                        <a href={`/app/destinations/${d.destination_id}`}>
-                          {destNames.get(d.destination_id) ?? d.destination_id}
-                        </a>
-                      </td>
-                      <td>
-                        {d.submission_id ? (
-                          <a href={`/app/submissions/${d.submission_id}`}>{d.submission_id}</a>
-                        ) : (
-                          <span class="muted">digest</span>
-                        )}
-                        {formId ? <div class="muted">{formNames.get(formId) ?? formId}</div> : null}
-                      </td>
-                      <td>{d.attempts}</td>
-                      <td>
-                        {r ? (
-                          <>
-                            <span>{r.status_code !== null ? `HTTP ${r.status_code}` : 'no answer'}</span>
-                            {r.error || d.last_error ? (
-                              <div class="field-error">{(r.error ?? d.last_error ?? '').slice(0, 300)}</div>
-                            ) : null}
-                            {r.response_excerpt ? (
-                              <div class="mono muted">{r.response_excerpt.slice(0, 200)}</div>
-                            ) : null}
-                          </>
-                        ) : (
-                          <span class="muted">not attempted yet</span>
-                        )}
-                      </td>
-                      <td>
-                        {RETRYABLE.has(d.status) ? (
-                          <PostForm c={c} action={`/app/deliveries/${d.id}/retry`}>
-                            <input type="hidden" name="back" value={here} />
-                            <button type="submit" class="secondary" aria-label={`Retry delivery ${d.id}`}>
-                              Retry
-                            </button>
-                          </PostForm>
-                        ) : null}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DeliveryTable
+            c={c}
+            items={list.data}
+            destinations={destNames}
+            retry={(d) => `/app/deliveries/${d.id}/retry`}
+            log={{ forms: formNames, back: here }}
+          />
         ) : cursor ? (
           <p class="muted">No more deliveries.</p>
         ) : (
@@ -297,13 +214,4 @@ async function withNames(
   const missing = ids.filter((id): id is string => !!id && !names.has(id));
   if (missing.length) for (const [id, name] of await namesOf(c, table, missing)) names.set(id, name);
   return names;
-}
-
-/** A payload's form id (payload.form is {id, slug} for form deliveries). */
-function formIdOf(form: unknown): string | undefined {
-  if (typeof form === 'string') return form;
-  if (form && typeof form === 'object' && typeof (form as { id?: unknown }).id === 'string') {
-    return (form as { id: string }).id;
-  }
-  return undefined;
 }

@@ -5,7 +5,8 @@ import { ApiError } from '../../http/errors.js';
 import { newWebhookSecret } from '../../services/webhook-secret.js';
 import type { DashEnv } from '../env.js';
 import { CsrfField } from '../render.js';
-import { Check, Field, type Issue, type Values } from './routing-ui.js';
+import type { Issue } from './forms-ui.js';
+import { Check, Field, type Values } from './routing-ui.js';
 
 /** The create forms of /app/destinations/new: one per type, each posting its own fields. */
 

@@ -2,7 +2,6 @@ import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { DESTINATION_TYPES, destinationOps } from '../../../shared/contracts/destinations.js';
 import { routeOps } from '../../../shared/contracts/routes.js';
-import { forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import type { DeliveryResultOut as DeliveryResult } from '../../present/deliveries.js';
 import { presentDestination } from '../../present/destinations.js';
@@ -16,12 +15,13 @@ import {
 } from '../../services/destinations.js';
 import { listRoutes } from '../../services/routes.js';
 import { VERIFY_WEBHOOK } from '../../services/webhook-secret.js';
+import { Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, Copyable, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
 import { CreateForm, destinationBody, isType, TYPE_LABELS } from './destination-forms.js';
-import { RouteTable, registerRoutePages } from './routes.js';
-import { formValues, namesOf, qs, type Values, validationIssues } from './routing-ui.js';
+import { RouteTable, registerRoutePages, sourceNames } from './routes.js';
+import { formValues, qs, type Values, validationIssues } from './routing-ui.js';
 
 type Dest = ReturnType<typeof presentDestination>;
 
@@ -69,18 +69,7 @@ async function destinationView(
 ) {
   allow(c, routeOps.list);
   const routes = await listRoutes(c.var.deps, c.var.actor, pageOf({ limit: 100 }, 'route'), { destination_id: d.id });
-  const [formNames, streamNames] = await Promise.all([
-    namesOf(
-      c,
-      forms,
-      routes.data.map((r) => r.form_id),
-    ),
-    namesOf(
-      c,
-      streams,
-      routes.data.map((r) => r.stream_id),
-    ),
-  ]);
+  const names = await sourceNames(c, routes.data);
   const lines = configLines(d.config);
   return page(
     c,
@@ -154,7 +143,7 @@ async function destinationView(
       <section aria-labelledby="routes-title">
         <h2 id="routes-title">Routes to this destination</h2>
         {routes.data.length ? (
-          <RouteTable routes={routes.data} forms={formNames} streams={streamNames} />
+          <RouteTable routes={routes.data} {...names} />
         ) : (
           <p class="muted">No form or stream sends here yet.</p>
         )}
@@ -250,35 +239,22 @@ export function registerDestinationPages(dash: Hono<DashEnv>): void {
           </a>
         </div>
         {list.data.length ? (
-          <div class="table-wrap">
-            <table>
-              <caption class="muted">Where submissions are delivered</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((d) => (
-                  <tr>
-                    <td>
-                      <a href={`/app/destinations/${d.id}`}>{d.name}</a>
-                    </td>
-                    <td>{TYPE_LABELS[d.type]}</td>
-                    <td>
-                      <DestinationFlags d={d} />
-                    </td>
-                    <td>
-                      <Time at={d.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table cols={['Name', 'Type', 'State', 'Created']} caption="Where submissions are delivered">
+            {list.data.map((d) => (
+              <tr>
+                <td>
+                  <a href={`/app/destinations/${d.id}`}>{d.name}</a>
+                </td>
+                <td>{TYPE_LABELS[d.type]}</td>
+                <td>
+                  <DestinationFlags d={d} />
+                </td>
+                <td>
+                  <Time at={d.created_at} />
+                </td>
+              </tr>
+            ))}
+          </Table>
         ) : q.cursor ? (
           <p class="muted">No more destinations.</p>
         ) : (

@@ -15,10 +15,12 @@ import {
   listWebhooks,
   updateWebhook,
 } from '../../services/webhooks.js';
+import { FieldMessage, FilterBar, named, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Badge, Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
 import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
+import { Choice, StatusFilter } from './routing-ui.js';
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
@@ -80,11 +82,7 @@ const WebhookForm = ({
         aria-invalid={urlError ? 'true' : undefined}
         aria-describedby={urlError ? 'wh-url-error' : undefined}
       />
-      {urlError ? (
-        <p class="field-error" id="wh-url-error">
-          {urlError}
-        </p>
-      ) : null}
+      <FieldMessage id="wh-url-error" message={urlError} />
       <fieldset>
         <legend>Events</legend>
         {EVENT_TYPES.map((t) => (
@@ -92,7 +90,7 @@ const WebhookForm = ({
             <input type="checkbox" name="events" value={t} checked={values.events.includes(t)} /> <code>{t}</code>
           </label>
         ))}
-        {eventsError ? <p class="field-error">{eventsError}</p> : null}
+        <FieldMessage message={eventsError} />
       </fieldset>
       <label class="check">
         <input type="checkbox" name="generate" value="1" checked={values.generate} /> Sign deliveries with a new secret
@@ -107,7 +105,7 @@ const WebhookForm = ({
         value={values.secret}
         aria-invalid={secretError ? 'true' : undefined}
       />
-      {secretError ? <p class="field-error">{secretError}</p> : null}
+      <FieldMessage message={secretError} />
       <p>
         <button type="submit">Add webhook</button>
       </p>
@@ -140,36 +138,23 @@ async function webhooksPage(
           <p>Add one below: give the URL of your receiver and the events it wants.</p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Signed</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((w) => (
-                <tr>
-                  <td>
-                    <a href={`/app/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</a>
-                  </td>
-                  <td>{w.events.join(', ')}</td>
-                  <td>
-                    <Badge value={w.enabled ? 'enabled' : 'disabled'} /> <Badge value={healthWord(w.health)} />
-                  </td>
-                  <td>{w.has_secret ? 'yes' : 'no'}</td>
-                  <td>
-                    <Time at={w.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table cols={['URL', 'Events', 'State', 'Signed', 'Created']}>
+          {list.data.map((w) => (
+            <tr>
+              <td>
+                <a href={`/app/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</a>
+              </td>
+              <td>{w.events.join(', ')}</td>
+              <td>
+                <Badge value={w.enabled ? 'enabled' : 'disabled'} /> <Badge value={healthWord(w.health)} />
+              </td>
+              <td>{w.has_secret ? 'yes' : 'no'}</td>
+              <td>
+                <Time at={w.created_at} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <Pager
         href={list.next_cursor ? `/app/webhooks?cursor=${encodeURIComponent(list.next_cursor)}` : null}
@@ -207,22 +192,9 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
           Everything that happened in this organization, newest first. <a href="/app/webhooks">System webhooks</a> send
           these events to your own URL as they happen.
         </p>
-        <form method="get" action="/app/events" class="filters">
-          <div>
-            <label for="ev-type">Type</label>
-            <select id="ev-type" name="type">
-              <option value="">All types</option>
-              {EVENT_TYPES.map((t) => (
-                <option value={t} selected={q.type === t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit" class="secondary">
-            Filter
-          </button>
-        </form>
+        <FilterBar action="/app/events">
+          <Choice id="ev-type" name="type" label="Type" options={named(EVENT_TYPES)} value={q.type} any="All types" />
+        </FilterBar>
         {list.data.length === 0 ? (
           <Empty title={q.type ? `No ${q.type} events` : 'No events yet'}>
             <p>
@@ -231,43 +203,31 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
             </p>
           </Empty>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">About</th>
-                  <th scope="col">Data</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((e) => (
-                  <tr>
-                    <td>
-                      <Time at={e.created_at} />
-                    </td>
-                    <td>
-                      <code>{e.type}</code>
-                    </td>
-                    <td>
-                      <Subject subject={e.subject} />
-                    </td>
-                    <td>
-                      {Object.keys(e.data).length ? (
-                        <details>
-                          <summary>Show</summary>
-                          <pre tabindex={0}>{pretty(e.data)}</pre>
-                        </details>
-                      ) : (
-                        <span class="muted">—</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table cols={['When', 'Type', 'About', 'Data']}>
+            {list.data.map((e) => (
+              <tr>
+                <td>
+                  <Time at={e.created_at} />
+                </td>
+                <td>
+                  <code>{e.type}</code>
+                </td>
+                <td>
+                  <Subject subject={e.subject} />
+                </td>
+                <td>
+                  {Object.keys(e.data).length ? (
+                    <details>
+                      <summary>Show</summary>
+                      <pre tabindex={0}>{pretty(e.data)}</pre>
+                    </details>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {list.next_cursor ? (
           <nav class="pager" aria-label="Pages">
@@ -401,72 +361,45 @@ export function registerEventPages(dash: Hono<DashEnv>): void {
           </div>
         ) : null}
         <h2>Deliveries</h2>
-        <form method="get" action={base} class="filters">
-          <div>
-            <label for="wd-status">Status</label>
-            <select id="wd-status" name="status">
-              <option value="">Any status</option>
-              {SYSTEM_WEBHOOK_DELIVERY_STATUSES.map((s) => (
-                <option value={s} selected={q.status === s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit" class="secondary">
-            Filter
-          </button>
-        </form>
+        <FilterBar action={base}>
+          <StatusFilter id="wd-status" statuses={SYSTEM_WEBHOOK_DELIVERY_STATUSES} value={q.status} />
+        </FilterBar>
         {list.data.length === 0 ? (
           <Empty title="No deliveries yet">
             <p>Each new event of a subscribed type is delivered here; it shows with its attempts and last answer.</p>
           </Empty>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">Last answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((d) => (
-                  <tr>
-                    <td>
-                      <Time at={d.created_at} />
-                    </td>
-                    <td>
-                      <code>{d.event_type}</code>
-                    </td>
-                    <td>
-                      <Badge value={d.status} />
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>
-                      <Time at={d.next_attempt_at} />
-                    </td>
-                    <td>
-                      {d.last_response ? (
-                        <details>
-                          <summary>{lastLine(d.last_response)}</summary>
-                          <pre tabindex={0}>{pretty(d.last_response)}</pre>
-                        </details>
-                      ) : d.last_error ? (
-                        <span>{d.last_error}</span>
-                      ) : (
-                        <span class="muted">—</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table cols={['Created', 'Event', 'Status', 'Attempts', 'Next attempt', 'Last answer']}>
+            {list.data.map((d) => (
+              <tr>
+                <td>
+                  <Time at={d.created_at} />
+                </td>
+                <td>
+                  <code>{d.event_type}</code>
+                </td>
+                <td>
+                  <Badge value={d.status} />
+                </td>
+                <td>{d.attempts}</td>
+                <td>
+                  <Time at={d.next_attempt_at} />
+                </td>
+                <td>
+                  {d.last_response ? (
+                    <details>
+                      <summary>{lastLine(d.last_response)}</summary>
+                      <pre tabindex={0}>{pretty(d.last_response)}</pre>
+                    </details>
+                  ) : d.last_error ? (
+                    <span>{d.last_error}</span>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {list.next_cursor ? (
           <nav class="pager" aria-label="Pages">

@@ -8,6 +8,7 @@ import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
 import { Badge, Copyable, CsrfField, done, ErrorBox, page, Time } from '../render.js';
 import {
+  ariaOf,
   type Failure,
   FieldError,
   FormTabs,
@@ -191,12 +192,7 @@ const SettingsForm: FC<{ c: Context<DashEnv>; formId: string; values: Values; fa
 }) => {
   const issues = failure?.issues ?? [];
   const at = (p: string) => issuesAt(issues, p);
-  /** aria attributes of a control whose issues live at `path`, shown in the element `errId`. */
-  const aria = (path: string, errId: string, helpId?: string) => {
-    const bad = at(path).length > 0;
-    const ids = [helpId, bad ? errId : undefined].filter(Boolean).join(' ');
-    return { 'aria-invalid': bad ? 'true' : undefined, 'aria-describedby': ids || undefined };
-  };
+  const aria = (path: string, errId: string, helpId?: string) => ariaOf(at(path), errId, helpId);
   return (
     <section class="card" aria-labelledby="settings">
       <h2 id="settings">Settings</h2>

@@ -7,10 +7,12 @@ import { pageOf } from '../../http/pagination.js';
 import { dismissDrift, listDrift } from '../../services/drift.js';
 import { type FormRow, getFormRow } from '../../services/forms.js';
 import { currentSchemaRow, inferFormSchema, listSchemaVersions, publishSchema } from '../../services/schemas.js';
+import { Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
 import {
+  ariaOf,
   type Failure,
   FieldError,
   FormTabs,
@@ -204,45 +206,33 @@ async function schemaPage(c: Context<DashEnv>, row: FormRow, st: SchemaPageState
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>
         {versions.data.length ? (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Changelog</th>
-                  <th scope="col">Published</th>
-                  <th scope="col">Schema</th>
-                </tr>
-              </thead>
-              <tbody>
-                {versions.data.map((v) => (
-                  <tr>
-                    <td>
-                      {`v${v.version}`} {v.version === row.currentSchemaVersion ? <Badge value="current" /> : null}{' '}
-                      {v.inferred ? <Badge value="inferred" /> : null}
-                    </td>
-                    <td>{v.changelog || <span class="muted">—</span>}</td>
-                    <td>
-                      <Time at={v.created_at} /> <span class="muted mono">{v.created_by}</span>
-                    </td>
-                    <td>
-                      <details>
-                        <summary>{`View version ${v.version}`}</summary>
-                        <p class="muted">JSON Schema</p>
-                        <pre tabindex={0}>{JSON.stringify(v.json_schema, null, 2)}</pre>
-                        {Object.keys(v.ui).length ? (
-                          <>
-                            <p class="muted">UI hints</p>
-                            <pre tabindex={0}>{JSON.stringify(v.ui, null, 2)}</pre>
-                          </>
-                        ) : null}
-                      </details>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table cols={['Version', 'Changelog', 'Published', 'Schema']}>
+            {versions.data.map((v) => (
+              <tr>
+                <td>
+                  {`v${v.version}`} {v.version === row.currentSchemaVersion ? <Badge value="current" /> : null}{' '}
+                  {v.inferred ? <Badge value="inferred" /> : null}
+                </td>
+                <td>{v.changelog || <span class="muted">—</span>}</td>
+                <td>
+                  <Time at={v.created_at} /> <span class="muted mono">{v.created_by}</span>
+                </td>
+                <td>
+                  <details>
+                    <summary>{`View version ${v.version}`}</summary>
+                    <p class="muted">JSON Schema</p>
+                    <pre tabindex={0}>{JSON.stringify(v.json_schema, null, 2)}</pre>
+                    {Object.keys(v.ui).length ? (
+                      <>
+                        <p class="muted">UI hints</p>
+                        <pre tabindex={0}>{JSON.stringify(v.ui, null, 2)}</pre>
+                      </>
+                    ) : null}
+                  </details>
+                </td>
+              </tr>
+            ))}
+          </Table>
         ) : (
           <Empty title="No version yet">
             <p>Write a schema in the editor above and publish it, or infer a draft from the submissions so far.</p>
@@ -302,8 +292,7 @@ const PublishForm: FC<{
           name="json_schema"
           rows={16}
           spellcheck={false}
-          aria-invalid={schemaIssues.length ? 'true' : undefined}
-          aria-describedby={schemaIssues.length ? 'ed-schema-err' : undefined}
+          {...ariaOf(schemaIssues, 'ed-schema-err')}
         >
           {editor.schema}
         </textarea>
@@ -311,14 +300,7 @@ const PublishForm: FC<{
         <label for="ed-ui">
           UI hints <span class="help">(optional JSON: labels, placeholders, order, widgets, help per field)</span>
         </label>
-        <textarea
-          id="ed-ui"
-          name="ui"
-          rows={6}
-          spellcheck={false}
-          aria-invalid={uiIssues.length ? 'true' : undefined}
-          aria-describedby={uiIssues.length ? 'ed-ui-err' : undefined}
-        >
+        <textarea id="ed-ui" name="ui" rows={6} spellcheck={false} {...ariaOf(uiIssues, 'ed-ui-err')}>
           {editor.ui}
         </textarea>
         <FieldError id="ed-ui-err" issues={uiIssues} />
@@ -329,8 +311,7 @@ const PublishForm: FC<{
           type="text"
           maxlength={2000}
           value={editor.changelog}
-          aria-invalid={changelogIssues.length ? 'true' : undefined}
-          aria-describedby={changelogIssues.length ? 'ed-changelog-err' : undefined}
+          {...ariaOf(changelogIssues, 'ed-changelog-err')}
         />
         <FieldError id="ed-changelog-err" issues={changelogIssues} />
         <p>
@@ -350,46 +331,30 @@ const DriftList: FC<{
   <section aria-labelledby="drift">
     <h2 id="drift">Open drift</h2>
     {drift.data.length ? (
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Details</th>
-              <th scope="col">Submissions</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">
-                <span class="muted">Action</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {drift.data.map((d) => (
-              <tr>
-                <td>
-                  <code>{d.field}</code>
-                </td>
-                <td>{d.kind.replace('_', ' ')}</td>
-                <td class="mono">{JSON.stringify(d.details)}</td>
-                <td>
-                  {d.count} · <a href={`/app/submissions/${encodeURIComponent(d.last_submission_id)}`}>latest</a>
-                </td>
-                <td>
-                  <Time at={d.last_seen_at} />
-                </td>
-                <td>
-                  <PostForm c={c} action={`${formPath(formId)}/drift/${encodeURIComponent(d.id)}/dismiss`}>
-                    <button type="submit" class="secondary" aria-label={`Dismiss drift on ${d.field}`}>
-                      Dismiss
-                    </button>
-                  </PostForm>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table cols={['Field', 'Kind', 'Details', 'Submissions', 'Last seen']} action="Action">
+        {drift.data.map((d) => (
+          <tr>
+            <td>
+              <code>{d.field}</code>
+            </td>
+            <td>{d.kind.replace('_', ' ')}</td>
+            <td class="mono">{JSON.stringify(d.details)}</td>
+            <td>
+              {d.count} · <a href={`/app/submissions/${encodeURIComponent(d.last_submission_id)}`}>latest</a>
+            </td>
+            <td>
+              <Time at={d.last_seen_at} />
+            </td>
+            <td>
+              <PostForm c={c} action={`${formPath(formId)}/drift/${encodeURIComponent(d.id)}/dismiss`}>
+                <button type="submit" class="secondary" aria-label={`Dismiss drift on ${d.field}`}>
+                  Dismiss
+                </button>
+              </PostForm>
+            </td>
+          </tr>
+        ))}
+      </Table>
     ) : (
       <Empty title="No open drift">
         <p>

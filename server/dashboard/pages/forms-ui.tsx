@@ -27,12 +27,19 @@ export function statusOf(err: unknown): NonNullable<PageOptions['status']> {
 }
 
 /** The issues about `path` or anything inside it (`settings.rate_limit` takes `settings.rate_limit.max`). */
-export const issuesAt = (issues: Issue[], ...paths: string[]) =>
-  issues.filter((i) => paths.some((p) => i.path === p || i.path.startsWith(`${p}.`)));
+export const issuesAt = (issues: Issue[] | undefined, ...paths: string[]) =>
+  (issues ?? []).filter((i) => paths.some((p) => i.path === p || i.path.startsWith(`${p}.`)));
 
 /** The issues no field of the page claims, for the box at the top of the form. */
 export const unclaimed = (issues: Issue[], claimed: string[]) =>
   issues.filter((i) => !claimed.some((p) => i.path === p || i.path.startsWith(`${p}.`)));
+
+/** The aria attributes of a control with these issues, shown in the element `errId` (after its help `helpId`). */
+export function ariaOf(issues: Issue[], errId: string, helpId?: string) {
+  const bad = issues.length > 0;
+  const ids = [helpId, bad ? errId : undefined].filter(Boolean).join(' ');
+  return { 'aria-invalid': bad ? 'true' : undefined, 'aria-describedby': ids || undefined };
+}
 
 /** The messages about one field, right under it; `id` is what the control's aria-describedby names. */
 export const FieldError: FC<{ id: string; issues: Issue[] }> = ({ id, issues }) =>

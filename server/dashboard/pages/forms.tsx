@@ -5,12 +5,14 @@ import { projectOps } from '../../../shared/contracts/projects.js';
 import { pageOf } from '../../http/pagination.js';
 import { createForm, listForms } from '../../services/forms.js';
 import { listProjects } from '../../services/projects.js';
+import { FilterBar, named, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, page, Time } from '../render.js';
 import { registerFormDetailPages } from './forms-detail.js';
 import { registerFormSchemaPages } from './forms-schema.js';
 import {
+  ariaOf,
   type Failure,
   FieldError,
   failureOf,
@@ -21,6 +23,7 @@ import {
   statusOf,
   unclaimed,
 } from './forms-ui.js';
+import { Choice, StatusFilter } from './routing-ui.js';
 
 /**
  * Forms: the list with counts and a create form (/app/forms), one form's settings and embed
@@ -72,77 +75,49 @@ async function listPage(
     { title: 'Forms', section: 'forms', status: created?.status },
     <>
       <h1>Forms</h1>
-      <form method="get" action="/app/forms" class="filters" aria-label="Filter forms">
-        <div>
-          <label for="f-project">Project</label>
-          <select id="f-project" name="project">
-            <option value="">Any project</option>
-            {projects.data.map((p) => (
-              <option value={p.slug} selected={q.project === p.slug || q.project === p.id}>
-                {p.slug}
-              </option>
-            ))}
-          </select>
-        </div>
+      <FilterBar action="/app/forms" label="Filter forms">
+        <Choice
+          id="f-project"
+          name="project"
+          label="Project"
+          options={named(projects.data.map((p) => p.slug))}
+          // The query may name the project by slug or by id; the choice is its slug either way.
+          value={projects.data.find((p) => q.project === p.id)?.slug ?? q.project}
+          any="Any project"
+        />
         <div>
           <label for="f-tag">Tag</label>
           <input id="f-tag" name="tag" type="text" value={q.tag ?? ''} />
         </div>
-        <div>
-          <label for="f-status">Status</label>
-          <select id="f-status" name="status">
-            <option value="">Any status</option>
-            {FORM_STATUSES.map((s) => (
-              <option value={s} selected={q.status === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
+        <StatusFilter id="f-status" statuses={FORM_STATUSES} value={q.status} />
+      </FilterBar>
       {list.data.length ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">Submissions count stored, non-test submissions.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Project</th>
-                <th scope="col">Status</th>
-                <th scope="col">Schema</th>
-                <th scope="col">Submissions</th>
-                <th scope="col">Last submission</th>
-                <th scope="col">Tags</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((f) => (
-                <tr>
-                  <td>
-                    <a href={formPath(f.id)}>{f.name}</a>
-                    <div class="muted mono">{f.id}</div>
-                  </td>
-                  <td>{projectSlug.get(f.project_id) ?? f.project_id}</td>
-                  <td>
-                    <Badge value={f.status} />
-                  </td>
-                  <td>
-                    {f.schema_mode}
-                    {f.current_schema_version !== null ? ` · v${f.current_schema_version}` : ''}
-                  </td>
-                  <td>{f.counts.submissions}</td>
-                  <td>
-                    <Time at={f.counts.last_submission_at} />
-                  </td>
-                  <td>{f.tags.join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          cols={['Name', 'Project', 'Status', 'Schema', 'Submissions', 'Last submission', 'Tags']}
+          caption="Submissions count stored, non-test submissions."
+        >
+          {list.data.map((f) => (
+            <tr>
+              <td>
+                <a href={formPath(f.id)}>{f.name}</a>
+                <div class="muted mono">{f.id}</div>
+              </td>
+              <td>{projectSlug.get(f.project_id) ?? f.project_id}</td>
+              <td>
+                <Badge value={f.status} />
+              </td>
+              <td>
+                {f.schema_mode}
+                {f.current_schema_version !== null ? ` · v${f.current_schema_version}` : ''}
+              </td>
+              <td>{f.counts.submissions}</td>
+              <td>
+                <Time at={f.counts.last_submission_at} />
+              </td>
+              <td>{f.tags.join(', ')}</td>
+            </tr>
+          ))}
+        </Table>
       ) : filtered ? (
         <Empty title="No form matches these filters">
           <p>
@@ -179,7 +154,6 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
 }) => {
   const issues = failure?.issues ?? [];
   const at = (p: string) => issuesAt(issues, p);
-  const described = (p: string, id: string) => (at(p).length ? id : undefined);
   return (
     <section class="card" aria-labelledby="new-form">
       <h2 id="new-form">New form</h2>
@@ -194,8 +168,7 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
           required
           maxlength={200}
           value={values.name ?? ''}
-          aria-invalid={at('name').length ? 'true' : undefined}
-          aria-describedby={described('name', 'nf-name-err')}
+          {...ariaOf(at('name'), 'nf-name-err')}
         />
         <FieldError id="nf-name-err" issues={at('name')} />
         <label for="nf-project">
@@ -208,8 +181,7 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
           list="nf-projects"
           placeholder="default"
           value={values.project ?? ''}
-          aria-invalid={at('project').length ? 'true' : undefined}
-          aria-describedby={described('project', 'nf-project-err')}
+          {...ariaOf(at('project'), 'nf-project-err')}
         />
         <datalist id="nf-projects">
           {projects.map((p) => (
@@ -220,14 +192,7 @@ const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Fail
         <label for="nf-tags">
           Tags <span class="help">(separated by commas)</span>
         </label>
-        <input
-          id="nf-tags"
-          name="tags"
-          type="text"
-          value={values.tags ?? ''}
-          aria-invalid={at('tags').length ? 'true' : undefined}
-          aria-describedby={described('tags', 'nf-tags-err')}
-        />
+        <input id="nf-tags" name="tags" type="text" value={values.tags ?? ''} {...ariaOf(at('tags'), 'nf-tags-err')} />
         <FieldError id="nf-tags-err" issues={at('tags')} />
         <label for="nf-mode">Schema mode</label>
         <select id="nf-mode" name="schema_mode" aria-describedby="nf-mode-help">

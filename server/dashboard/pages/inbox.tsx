@@ -13,14 +13,22 @@ import { submitUrl } from '../../present/forms.js';
 import { formEmbed, formNames } from '../../services/forms.js';
 import { listOrganizations } from '../../services/organizations.js';
 import { listSubmissions } from '../../services/submissions.js';
+import { FilterBar, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, issuesOf, queryFor } from '../input.js';
 import { Badge, Copyable, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
+import { Choice, StatusFilter } from './routing-ui.js';
 
 type Item = Awaited<ReturnType<typeof listSubmissions>>['data'][number];
 type Names = Map<string, string>;
 
 const FILTER_KEYS = ['form_id', 'status', 'test', 'q'] as const;
+
+/** The test filter's choices besides "Test and real" (the API's `test` query takes the strings). */
+const TEST_CHOICES = [
+  { id: 'false', name: 'Real only' },
+  { id: 'true', name: 'Tests only' },
+];
 type Filters = Partial<Record<(typeof FILTER_KEYS)[number] | 'limit' | 'cursor', string>>;
 
 /** The inbox's filters from the query string; empty fields (a submitted blank select) are left out. */
@@ -177,50 +185,19 @@ const FirstSteps: FC<{ c: Context<DashEnv>; first: Awaited<ReturnType<typeof fir
 };
 
 const FiltersForm: FC<{ f: Filters; forms: Array<{ id: string; name: string }> }> = ({ f, forms }) => (
-  <form method="get" action="/app" class="filters" aria-label="Filter submissions">
+  <FilterBar
+    action="/app"
+    label="Filter submissions"
+    after={FILTER_KEYS.some((k) => f[k]) ? <a href="/app">Clear</a> : null}
+  >
     <div>
       <label for="f-q">Search</label>
       <input id="f-q" name="q" type="search" value={f.q ?? ''} placeholder="words in the data" />
     </div>
-    <div>
-      <label for="f-form">Form</label>
-      <select id="f-form" name="form_id">
-        <option value="">All forms</option>
-        {forms.map((x) => (
-          <option value={x.id} selected={f.form_id === x.id}>
-            {x.name}
-          </option>
-        ))}
-      </select>
-    </div>
-    <div>
-      <label for="f-status">Status</label>
-      <select id="f-status" name="status">
-        <option value="">Any status</option>
-        {SUBMISSION_STATUSES.map((s) => (
-          <option value={s} selected={f.status === s}>
-            {s}
-          </option>
-        ))}
-      </select>
-    </div>
-    <div>
-      <label for="f-test">Test</label>
-      <select id="f-test" name="test">
-        <option value="">Test and real</option>
-        <option value="false" selected={f.test === 'false'}>
-          Real only
-        </option>
-        <option value="true" selected={f.test === 'true'}>
-          Tests only
-        </option>
-      </select>
-    </div>
-    <button type="submit" class="secondary">
-      Filter
-    </button>
-    {FILTER_KEYS.some((k) => f[k]) ? <a href="/app">Clear</a> : null}
-  </form>
+    <Choice id="f-form" name="form_id" label="Form" options={forms} value={f.form_id} any="All forms" />
+    <StatusFilter id="f-status" statuses={SUBMISSION_STATUSES} value={f.status} />
+    <Choice id="f-test" name="test" label="Test" options={TEST_CHOICES} value={f.test} any="Test and real" />
+  </FilterBar>
 );
 
 /** The inbox: the organization's submissions, newest first, filtered, paged, and live on the first page. */
@@ -257,28 +234,17 @@ export function registerInboxPages(dash: Hono<DashEnv>): void {
           <OrgSwitcher c={c} orgs={orgs} />
         </div>
         <FiltersForm f={f} forms={forms} />
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">
-              {live ? 'Newest first; new submissions appear on their own.' : 'Older submissions.'}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Submission</th>
-                <th scope="col">Form</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody
-              id="inbox-rows"
-              data-poll={live ? `/app/inbox/rows${qs(firstPage) ? `?${qs(firstPage)}` : ''}` : undefined}
-              data-poll-ms={live ? '4000' : undefined}
-            >
-              <Rows items={list.data} names={names} filtered={filtered} />
-            </tbody>
-          </table>
-        </div>
+        <Table
+          cols={['Received', 'Submission', 'Form', 'Status']}
+          caption={live ? 'Newest first; new submissions appear on their own.' : 'Older submissions.'}
+          body={{
+            id: 'inbox-rows',
+            'data-poll': live ? `/app/inbox/rows${qs(firstPage) ? `?${qs(firstPage)}` : ''}` : undefined,
+            'data-poll-ms': live ? '4000' : undefined,
+          }}
+        >
+          <Rows items={list.data} names={names} filtered={filtered} />
+        </Table>
         <nav class="row" aria-label="Pages">
           {cursor ? <a href={`/app${qs(firstPage) ? `?${qs(firstPage)}` : ''}`}>Newest</a> : null}
           {list.next_cursor ? <a href={`/app?${qs({ ...firstPage, cursor: list.next_cursor })}`}>Older</a> : null}

@@ -4,22 +4,12 @@ import { routeOps } from '../../../shared/contracts/routes.js';
 import { destinations, forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
+import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page } from '../render.js';
-import {
-  Check,
-  Choice,
-  choices,
-  Field,
-  formValues,
-  type Issue,
-  issuesAt,
-  namesOf,
-  qs,
-  type Values,
-  validationIssues,
-} from './routing-ui.js';
+import { type Issue, issuesAt } from './forms-ui.js';
+import { Check, Choice, choices, Field, formValues, namesOf, qs, type Values, validationIssues } from './routing-ui.js';
 
 type Route = Awaited<ReturnType<typeof getRoute>>;
 
@@ -33,6 +23,40 @@ const modeText = (m: Route['mode']) => (m.type === 'instant' ? 'Instant' : `Dige
 const qualityText = (q: Route['quality']) =>
   [q.exclude_spam ? 'no spam' : 'spam too', q.exclude_quarantined ? 'no quarantined' : 'quarantined too'].join(', ');
 
+/** A route source's choices of one kind, valued `form:<id>` or `stream:<id>` (none: no group). */
+const SourceGroup: FC<{
+  label: string;
+  kind: 'form' | 'stream';
+  rows: Array<{ id: string; name: string }>;
+  value?: string;
+}> = ({ label, kind, rows, value }) =>
+  rows.length ? (
+    <optgroup label={label}>
+      {rows.map((r) => (
+        <option value={`${kind}:${r.id}`} selected={value === `${kind}:${r.id}`}>
+          {r.name}
+        </option>
+      ))}
+    </optgroup>
+  ) : null;
+
+/** The names a RouteTable shows for `routes`: their forms' and streams' (one query each). */
+export async function sourceNames(c: Context<DashEnv>, routes: Route[]) {
+  const [formNames, streamNames] = await Promise.all([
+    namesOf(
+      c,
+      forms,
+      routes.map((r) => r.form_id),
+    ),
+    namesOf(
+      c,
+      streams,
+      routes.map((r) => r.stream_id),
+    ),
+  ]);
+  return { forms: formNames, streams: streamNames };
+}
+
 /** Routes as a table: source, (destination), mode, window, quality, state, counts and an Edit link. */
 export const RouteTable: FC<{
   routes: Route[];
@@ -40,54 +64,37 @@ export const RouteTable: FC<{
   streams: Map<string, string>;
   destinations?: Map<string, string>;
 }> = (p) => (
-  <div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Source</th>
-          {p.destinations ? <th scope="col">Destination</th> : null}
-          <th scope="col">Mode</th>
-          <th scope="col">Window</th>
-          <th scope="col">Quality</th>
-          <th scope="col">State</th>
-          <th scope="col">Sent</th>
-          <th scope="col">
-            <span class="muted">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {p.routes.map((r) => (
-          <tr>
-            <td>
-              {r.form_id ? (
-                <a href={`/app/forms/${r.form_id}`}>{`Form: ${p.forms.get(r.form_id) ?? r.form_id}`}</a>
-              ) : (
-                <a
-                  href={`/app/streams/${r.stream_id}`}
-                >{`Stream: ${p.streams.get(r.stream_id ?? '') ?? r.stream_id}`}</a>
-              )}
-            </td>
-            {p.destinations ? (
-              <td>
-                <a href={`/app/destinations/${r.destination_id}`}>
-                  {p.destinations.get(r.destination_id) ?? r.destination_id}
-                </a>
-              </td>
-            ) : null}
-            <td>{modeText(r.mode)}</td>
-            <td>{windowText(r.window)}</td>
-            <td>{qualityText(r.quality)}</td>
-            <td>{r.enabled ? <Badge value="enabled" /> : <Badge value="disabled" />}</td>
-            <td>{`${r.counts.sent} of ${r.counts.deliveries}`}</td>
-            <td>
-              <a href={`/app/routes/${r.id}`}>Edit route</a>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </div>
+  <Table
+    cols={['Source', p.destinations && 'Destination', 'Mode', 'Window', 'Quality', 'State', 'Sent']}
+    action="Actions"
+  >
+    {p.routes.map((r) => (
+      <tr>
+        <td>
+          {r.form_id ? (
+            <a href={`/app/forms/${r.form_id}`}>{`Form: ${p.forms.get(r.form_id) ?? r.form_id}`}</a>
+          ) : (
+            <a href={`/app/streams/${r.stream_id}`}>{`Stream: ${p.streams.get(r.stream_id ?? '') ?? r.stream_id}`}</a>
+          )}
+        </td>
+        {p.destinations ? (
+          <td>
+            <a href={`/app/destinations/${r.destination_id}`}>
+              {p.destinations.get(r.destination_id) ?? r.destination_id}
+            </a>
+          </td>
+        ) : null}
+        <td>{modeText(r.mode)}</td>
+        <td>{windowText(r.window)}</td>
+        <td>{qualityText(r.quality)}</td>
+        <td>{r.enabled ? <Badge value="enabled" /> : <Badge value="disabled" />}</td>
+        <td>{`${r.counts.sent} of ${r.counts.deliveries}`}</td>
+        <td>
+          <a href={`/app/routes/${r.id}`}>Edit route</a>
+        </td>
+      </tr>
+    ))}
+  </Table>
 );
 
 /** "2026-01-02T03:04" (a datetime-local input, read as UTC) or a full ISO time → ISO; empty → null. */
@@ -157,7 +164,7 @@ const RuleFields: FC<{ v: Values; issues?: Issue[]; dests: Named }> = ({ v, issu
           <input type="radio" id="mode-digest" name="mode" value="digest" checked={v.mode === 'digest'} /> Digest: one
           delivery per period, collecting the period's submissions (forms only)
         </label>
-        {modeErrs.length ? <p class="field-error">{modeErrs.map((e) => e.message).join('; ')}</p> : null}
+        <FieldMessage message={modeErrs} />
         <Field
           id="route-cron"
           name="cron"
@@ -229,7 +236,7 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
     choices(c, 'streams'),
     choices(c, 'destinations'),
   ]);
-  const sourceErrs = issuesAt(error?.issues, 'form_id').concat(issuesAt(error?.issues, 'stream_id'));
+  const sourceErrs = issuesAt(error?.issues, 'form_id', 'stream_id');
   return page(
     c,
     { title: 'New route', section: 'destinations', status: error ? 422 : 200 },
@@ -271,30 +278,10 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
                 aria-describedby={sourceErrs.length ? 'route-source-error' : undefined}
               >
                 <option value="">Choose a form or stream</option>
-                {formList.length ? (
-                  <optgroup label="Forms">
-                    {formList.map((f) => (
-                      <option value={`form:${f.id}`} selected={v.source === `form:${f.id}`}>
-                        {f.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
-                {streamList.length ? (
-                  <optgroup label="Streams">
-                    {streamList.map((s) => (
-                      <option value={`stream:${s.id}`} selected={v.source === `stream:${s.id}`}>
-                        {s.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
+                <SourceGroup label="Forms" kind="form" rows={formList} value={v.source} />
+                <SourceGroup label="Streams" kind="stream" rows={streamList} value={v.source} />
               </select>
-              {sourceErrs.length ? (
-                <p class="field-error" id="route-source-error">
-                  {sourceErrs.map((e) => e.message).join('; ')}
-                </p>
-              ) : null}
+              <FieldMessage id="route-source-error" message={sourceErrs} />
             </div>
             <RuleFields v={v} issues={error?.issues} dests={dests} />
             <p>
@@ -357,17 +344,8 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
     allow(c, routeOps.list);
     const q = queryFor(routeOps.list, c.req.query());
     const list = await listRoutes(c.var.deps, c.var.actor, pageOf(q, 'route'), q);
-    const [formNames, streamNames, destNames] = await Promise.all([
-      namesOf(
-        c,
-        forms,
-        list.data.map((r) => r.form_id),
-      ),
-      namesOf(
-        c,
-        streams,
-        list.data.map((r) => r.stream_id),
-      ),
+    const [names, destNames] = await Promise.all([
+      sourceNames(c, list.data),
       namesOf(
         c,
         destinations,
@@ -389,7 +367,7 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
           </a>
         </p>
         {list.data.length ? (
-          <RouteTable routes={list.data} forms={formNames} streams={streamNames} destinations={destNames} />
+          <RouteTable routes={list.data} {...names} destinations={destNames} />
         ) : (
           <Empty title="No routes yet">
             <p>Nothing is delivered until a route connects a form to a destination.</p>

@@ -4,12 +4,13 @@ import type { FC } from 'hono/jsx';
 import { ERROR_CODES } from '../../../shared/errors.js';
 import { destinations, forms, streams } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { FieldMessage, named } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { issuesOf } from '../input.js';
+import { type Issue, issuesAt } from './forms-ui.js';
 
 /** Shared parts of the destination, route and delivery pages: field rendering and name look-ups. */
 
-export type Issue = { path: string; message: string };
 export type Values = Record<string, string>;
 
 /** A posted form's fields as strings (a repeated name keeps its last value; files are ignored). */
@@ -27,10 +28,6 @@ export function validationIssues(err: unknown): { message: string; hint?: string
   const hint = err.hint === ERROR_CODES.validation_failed.hint ? 'Fix the marked fields and send again.' : err.hint;
   return { message: err.message, hint, issues: issuesOf(err) };
 }
-
-/** The issues whose path is `path` or below it (config.to matches config.to.0). */
-export const issuesAt = (issues: Issue[] | undefined, path: string) =>
-  (issues ?? []).filter((i) => i.path === path || i.path.startsWith(`${path}.`));
 
 /** A labelled input (or textarea) with its help and the errors of its body path next to it. */
 export const Field: FC<{
@@ -73,11 +70,7 @@ export const Field: FC<{
       ) : (
         <input type={p.type ?? 'text'} value={p.value ?? ''} {...common} />
       )}
-      {errs.length ? (
-        <p class="field-error" id={`${p.id}-error`}>
-          {errs.map((e) => e.message).join('; ')}
-        </p>
-      ) : null}
+      <FieldMessage id={`${p.id}-error`} message={errs} />
     </div>
   );
 };
@@ -156,14 +149,15 @@ export const Choice: FC<{
           </option>
         ))}
       </select>
-      {errs.length ? (
-        <p class="field-error" id={`${p.id}-error`}>
-          {errs.map((e) => e.message).join('; ')}
-        </p>
-      ) : null}
+      <FieldMessage id={`${p.id}-error`} message={errs} />
     </div>
   );
 };
+
+/** A list's filter by status: the select of `statuses`, "Any status" first. */
+export const StatusFilter: FC<{ id: string; statuses: readonly string[]; value?: string }> = (p) => (
+  <Choice id={p.id} name="status" label="Status" options={named(p.statuses)} value={p.value} any="Any status" />
+);
 
 /** The query string of `params` without empty values ("" when none). */
 export function qs(params: Record<string, string | undefined | null>): string {

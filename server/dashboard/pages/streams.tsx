@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { streamOps } from '../../../shared/contracts/streams.js';
 import { pageOf } from '../../http/pagination.js';
 import { getStream, listStreams, previewStream } from '../../services/streams.js';
+import { Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, queryFor } from '../input.js';
 import { Badge, Empty, Pager, page, Time } from '../render.js';
@@ -43,41 +44,28 @@ export function registerStreamPages(dash: Hono<DashEnv>): void {
             </p>
           </Empty>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <caption class="muted">Newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Slug</th>
-                  <th scope="col">Schema</th>
-                  <th scope="col">Sources</th>
-                  <th scope="col">Routes</th>
-                  <th scope="col">Submissions (30 days)</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((s) => (
-                  <tr>
-                    <td>
-                      <a href={`/app/streams/${encodeURIComponent(s.id)}`}>{s.name}</a>
-                    </td>
-                    <td>
-                      <code>{s.slug}</code>
-                    </td>
-                    <td>{s.current_schema_version ? `v${s.current_schema_version}` : '—'}</td>
-                    <td>{s.counts.sources}</td>
-                    <td>{s.counts.routes}</td>
-                    <td>{s.counts.submissions_30d}</td>
-                    <td>
-                      <Time at={s.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            cols={['Name', 'Slug', 'Schema', 'Sources', 'Routes', 'Submissions (30 days)', 'Created']}
+            caption="Newest first"
+          >
+            {list.data.map((s) => (
+              <tr>
+                <td>
+                  <a href={`/app/streams/${encodeURIComponent(s.id)}`}>{s.name}</a>
+                </td>
+                <td>
+                  <code>{s.slug}</code>
+                </td>
+                <td>{s.current_schema_version ? `v${s.current_schema_version}` : '—'}</td>
+                <td>{s.counts.sources}</td>
+                <td>{s.counts.routes}</td>
+                <td>{s.counts.submissions_30d}</td>
+                <td>
+                  <Time at={s.created_at} />
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         <Pager
           href={list.next_cursor ? `/app/streams?cursor=${encodeURIComponent(list.next_cursor)}` : null}
@@ -130,28 +118,17 @@ export function registerStreamPages(dash: Hono<DashEnv>): void {
                 {s.schema.changelog ? ` — ${s.schema.changelog}` : ''}
               </p>
               {fields.length ? (
-                <div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Field</th>
-                        <th scope="col">Type</th>
-                        <th scope="col">Required</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {fields.map((f) => (
-                        <tr>
-                          <td>
-                            <code>{f.name}</code>
-                          </td>
-                          <td>{f.type}</td>
-                          <td>{f.required ? 'yes' : 'no'}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table cols={['Field', 'Type', 'Required']}>
+                  {fields.map((f) => (
+                    <tr>
+                      <td>
+                        <code>{f.name}</code>
+                      </td>
+                      <td>{f.type}</td>
+                      <td>{f.required ? 'yes' : 'no'}</td>
+                    </tr>
+                  ))}
+                </Table>
               ) : null}
               <details>
                 <summary>JSON Schema</summary>
@@ -173,59 +150,46 @@ export function registerStreamPages(dash: Hono<DashEnv>): void {
               <code>tag:</code>/<code>project:</code> selector).
             </p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Source</th>
-                    <th scope="col">Mapping</th>
-                    <th scope="col">Missing fields</th>
-                    <th scope="col">Checked against</th>
-                    <th scope="col">Mapping rules</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.sources.map((src) => (
-                    <tr>
-                      <td>
-                        {src.form_id ? (
-                          <a href={`/app/forms/${encodeURIComponent(src.form_id)}`}>
-                            <code>{src.form_id}</code>
-                          </a>
-                        ) : (
-                          <code>{src.selector ?? ''}</code>
-                        )}
-                      </td>
-                      <td>
-                        <Badge value={src.mapping_status === 'valid' ? 'healthy' : 'failing'} />{' '}
-                        <span>{src.mapping_status}</span>
-                      </td>
-                      <td>
-                        {src.missing.length ? (
-                          <ul>
-                            {src.missing.map((m) => (
-                              <li>
-                                <code>{m}</code>
-                              </li>
-                            ))}
-                          </ul>
-                        ) : (
-                          <span class="muted">none</span>
-                        )}
-                      </td>
-                      <td>v{src.stream_schema_version}</td>
-                      <td>
-                        {Object.keys(src.mapping).length ? (
-                          <pre tabindex={0}>{pretty(src.mapping)}</pre>
-                        ) : (
-                          <span class="muted">same field names</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table cols={['Source', 'Mapping', 'Missing fields', 'Checked against', 'Mapping rules']}>
+              {s.sources.map((src) => (
+                <tr>
+                  <td>
+                    {src.form_id ? (
+                      <a href={`/app/forms/${encodeURIComponent(src.form_id)}`}>
+                        <code>{src.form_id}</code>
+                      </a>
+                    ) : (
+                      <code>{src.selector ?? ''}</code>
+                    )}
+                  </td>
+                  <td>
+                    <Badge value={src.mapping_status === 'valid' ? 'healthy' : 'failing'} />{' '}
+                    <span>{src.mapping_status}</span>
+                  </td>
+                  <td>
+                    {src.missing.length ? (
+                      <ul>
+                        {src.missing.map((m) => (
+                          <li>
+                            <code>{m}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    ) : (
+                      <span class="muted">none</span>
+                    )}
+                  </td>
+                  <td>v{src.stream_schema_version}</td>
+                  <td>
+                    {Object.keys(src.mapping).length ? (
+                      <pre tabindex={0}>{pretty(src.mapping)}</pre>
+                    ) : (
+                      <span class="muted">same field names</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </section>
 
@@ -255,48 +219,36 @@ export function registerStreamPages(dash: Hono<DashEnv>): void {
           {preview.data.length === 0 ? (
             <p>No submission of a source form yet. Send one to a source form and it shows here mapped.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Received</th>
-                    <th scope="col">Submission</th>
-                    <th scope="col">Mapped data</th>
-                    <th scope="col">Extras</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {preview.data.map((p) => (
-                    <tr>
-                      <td>
-                        <Time at={p.received_at} />
-                      </td>
-                      <td>
-                        <a href={`/app/submissions/${encodeURIComponent(p.submission_id)}`}>
-                          <code>{p.submission_id}</code>
-                        </a>
-                        {p.mapping_status === 'incomplete' ? (
-                          <>
-                            {' '}
-                            <Badge value="failing" /> <span>incomplete mapping</span>
-                          </>
-                        ) : null}
-                      </td>
-                      <td>
-                        <pre tabindex={0}>{pretty(p.data)}</pre>
-                      </td>
-                      <td>
-                        {Object.keys(p.extras).length ? (
-                          <pre tabindex={0}>{pretty(p.extras)}</pre>
-                        ) : (
-                          <span class="muted">none</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table cols={['Received', 'Submission', 'Mapped data', 'Extras']}>
+              {preview.data.map((p) => (
+                <tr>
+                  <td>
+                    <Time at={p.received_at} />
+                  </td>
+                  <td>
+                    <a href={`/app/submissions/${encodeURIComponent(p.submission_id)}`}>
+                      <code>{p.submission_id}</code>
+                    </a>
+                    {p.mapping_status === 'incomplete' ? (
+                      <>
+                        {' '}
+                        <Badge value="failing" /> <span>incomplete mapping</span>
+                      </>
+                    ) : null}
+                  </td>
+                  <td>
+                    <pre tabindex={0}>{pretty(p.data)}</pre>
+                  </td>
+                  <td>
+                    {Object.keys(p.extras).length ? (
+                      <pre tabindex={0}>{pretty(p.extras)}</pre>
+                    ) : (
+                      <span class="muted">none</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </section>
       </>,

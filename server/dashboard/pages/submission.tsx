@@ -6,6 +6,7 @@ import { submissionOps } from '../../../shared/contracts/submissions.js';
 import { destinations, forms } from '../../db/schema.js';
 import { retryDelivery } from '../../services/deliveries.js';
 import { submissionDetail, updateSubmission } from '../../services/submissions.js';
+import { DeliveryTable } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
 import { Badge, done, Empty, PostForm, page, Time } from '../render.js';
@@ -27,7 +28,6 @@ const fileHref = (submissionId: string, fileId: string) =>
 const size = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
-const RETRYABLE = new Set(['dead', 'failed', 'sent']);
 const META_ORDER = ['received_at', 'origin', 'referer', 'ip', 'country', 'user_agent', 'content_type'];
 
 /** Mark spam, not spam, release from quarantine: the reclassifications PATCH /v1/submissions/{id} allows. */
@@ -160,77 +160,12 @@ function SubmissionPage({
       <section class="card">
         <h2>Deliveries</h2>
         {s.deliveries.length ? (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Destination</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">
-                    <span class="muted">Action</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.deliveries.map((d) => (
-                  <tr>
-                    <td>
-                      <a href={`/app/destinations/${encodeURIComponent(d.destination_id)}`}>
-                        {dest.get(d.destination_id) ?? d.destination_id}
-                      </a>
-                    </td>
-                    <td>
-                      <Badge value={d.status} />
-                      {d.skip_reason ? <span class="muted">{` ${d.skip_reason}`}</span> : null}
-                      {d.sent_at ? (
-                        <div class="muted">
-                          {'sent '}
-                          <Time at={d.sent_at} />
-                        </div>
-                      ) : d.next_attempt_at && d.status !== 'dead' ? (
-                        <div class="muted">
-                          {'next try '}
-                          <Time at={d.next_attempt_at} />
-                        </div>
-                      ) : null}
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>
-                      {d.last_response ? (
-                        <>
-                          <span>
-                            {d.last_response.status_code !== null
-                              ? `HTTP ${d.last_response.status_code}`
-                              : d.last_response.ok
-                                ? 'ok'
-                                : 'no answer'}
-                            {` in ${d.last_response.latency_ms} ms`}
-                          </span>
-                          {d.last_response.response_excerpt ? <pre>{d.last_response.response_excerpt}</pre> : null}
-                        </>
-                      ) : null}
-                      {d.last_error ? <div class="field-error">{d.last_error}</div> : null}
-                      {!d.last_response && !d.last_error ? <span class="muted">none yet</span> : null}
-                    </td>
-                    <td>
-                      {RETRYABLE.has(d.status) ? (
-                        <PostForm
-                          c={c}
-                          action={`/app/submissions/${encodeURIComponent(s.id)}/deliveries/${encodeURIComponent(d.id)}/retry`}
-                        >
-                          <button type="submit" class="secondary" aria-label={`Retry delivery ${d.id}`}>
-                            Retry
-                          </button>
-                        </PostForm>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DeliveryTable
+            c={c}
+            items={s.deliveries}
+            destinations={dest}
+            retry={(d) => `/app/submissions/${encodeURIComponent(s.id)}/deliveries/${encodeURIComponent(d.id)}/retry`}
+          />
         ) : (
           <p class="muted">
             No deliveries: no route sent it anywhere. Connect the form to a destination on the{' '}

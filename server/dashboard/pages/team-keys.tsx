@@ -4,6 +4,7 @@ import { keyOps } from '../../../shared/contracts/keys.js';
 import { ApiError } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { createKey, listKeys, revokeKey } from '../../services/keys.js';
+import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
@@ -46,51 +47,37 @@ async function keysPage(
           <p>Create one below for your CI or an agent, with only the scopes it needs.</p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                {mayRevoke ? <th scope="col">Revoke</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((k) => (
-                <tr>
-                  <td>{k.name}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{k.scopes.join(', ')}</td>
-                  <td>
-                    <Time at={k.created_at} />
-                    {k.created_by ? <span class="muted"> by {k.created_by.email}</span> : null}
-                  </td>
-                  <td>
-                    <Time at={k.last_used_at} />
-                  </td>
-                  {mayRevoke ? (
-                    <td>
-                      <PostForm
-                        c={c}
-                        action={`/app/keys/${encodeURIComponent(k.id)}/revoke`}
-                        confirm={`Revoke the key "${k.name}"? Everything using it stops working at once.`}
-                      >
-                        <button type="submit" class="danger" aria-label={`Revoke the key ${k.name}`}>
-                          Revoke
-                        </button>
-                      </PostForm>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table cols={['Name', 'Key', 'Scopes', 'Created', 'Last used', mayRevoke && 'Revoke']}>
+          {list.data.map((k) => (
+            <tr>
+              <td>{k.name}</td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{k.scopes.join(', ')}</td>
+              <td>
+                <Time at={k.created_at} />
+                {k.created_by ? <span class="muted"> by {k.created_by.email}</span> : null}
+              </td>
+              <td>
+                <Time at={k.last_used_at} />
+              </td>
+              {mayRevoke ? (
+                <td>
+                  <PostForm
+                    c={c}
+                    action={`/app/keys/${encodeURIComponent(k.id)}/revoke`}
+                    confirm={`Revoke the key "${k.name}"? Everything using it stops working at once.`}
+                  >
+                    <button type="submit" class="danger" aria-label={`Revoke the key ${k.name}`}>
+                      Revoke
+                    </button>
+                  </PostForm>
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </Table>
       )}
       <Pager
         href={list.next_cursor ? `/app/keys?cursor=${encodeURIComponent(list.next_cursor)}` : null}
@@ -112,7 +99,7 @@ async function keysPage(
             placeholder="ci"
             aria-invalid={nameError ? 'true' : undefined}
           />
-          {nameError ? <p class="field-error">{nameError}</p> : null}
+          <FieldMessage message={nameError} />
           <fieldset>
             <legend>Scopes</legend>
             {KEY_SCOPES.map((s) => (
@@ -121,7 +108,7 @@ async function keysPage(
                 {SCOPE_HELP[s]}
               </label>
             ))}
-            {scopesError ? <p class="field-error">{scopesError}</p> : null}
+            <FieldMessage message={scopesError} />
           </fieldset>
           <p>
             <button type="submit">Create key</button>

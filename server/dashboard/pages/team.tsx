@@ -16,6 +16,7 @@ import {
 import { me } from '../../services/me.js';
 import { listMembers, removeMember, updateMember } from '../../services/members.js';
 import { switchOrganization } from '../../services/organizations.js';
+import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf } from '../input.js';
 import { Badge, CsrfField, done, ErrorBox, PostForm, page, Time } from '../render.js';
@@ -80,69 +81,57 @@ async function teamPage(
 
       <section class="card" aria-labelledby="members-h">
         <h2 id="members-h">Members</h2>
-        <div class="table-wrap">
-          <table>
-            <thead>
+        <Table cols={['Person', 'Role', 'Joined', manager && 'Change']}>
+          {members.data.map((m) => {
+            const self = m.user.id === actor.userId;
+            return (
               <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                {manager ? <th scope="col">Change</th> : null}
+                <td>
+                  {m.user.name ? <span>{m.user.name} </span> : null}
+                  <span class="muted">{m.user.email}</span>
+                  {self ? <span> (you)</span> : null}
+                </td>
+                <td>
+                  <Badge value={m.role} /> <span>{m.role}</span>
+                </td>
+                <td>
+                  <Time at={m.joined_at} />
+                </td>
+                {manager ? (
+                  <td>
+                    <div class="row">
+                      <PostForm c={c} action={`/app/team/members/${encodeURIComponent(m.id)}/role`} class="row">
+                        <select name="role" aria-label={`Role of ${m.user.email}`}>
+                          {ROLES.map((r) => (
+                            <option value={r} selected={r === m.role}>
+                              {r}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" class="secondary">
+                          Change role
+                        </button>
+                      </PostForm>
+                      <PostForm
+                        c={c}
+                        action={`/app/team/members/${encodeURIComponent(m.id)}/remove`}
+                        confirm={
+                          self
+                            ? 'Leave this organization?'
+                            : `Remove ${m.user.email} from this organization? Their API keys stay.`
+                        }
+                      >
+                        <button type="submit" class="danger">
+                          {self ? 'Leave' : 'Remove'}
+                        </button>
+                      </PostForm>
+                    </div>
+                  </td>
+                ) : null}
               </tr>
-            </thead>
-            <tbody>
-              {members.data.map((m) => {
-                const self = m.user.id === actor.userId;
-                return (
-                  <tr>
-                    <td>
-                      {m.user.name ? <span>{m.user.name} </span> : null}
-                      <span class="muted">{m.user.email}</span>
-                      {self ? <span> (you)</span> : null}
-                    </td>
-                    <td>
-                      <Badge value={m.role} /> <span>{m.role}</span>
-                    </td>
-                    <td>
-                      <Time at={m.joined_at} />
-                    </td>
-                    {manager ? (
-                      <td>
-                        <div class="row">
-                          <PostForm c={c} action={`/app/team/members/${encodeURIComponent(m.id)}/role`} class="row">
-                            <select name="role" aria-label={`Role of ${m.user.email}`}>
-                              {ROLES.map((r) => (
-                                <option value={r} selected={r === m.role}>
-                                  {r}
-                                </option>
-                              ))}
-                            </select>
-                            <button type="submit" class="secondary">
-                              Change role
-                            </button>
-                          </PostForm>
-                          <PostForm
-                            c={c}
-                            action={`/app/team/members/${encodeURIComponent(m.id)}/remove`}
-                            confirm={
-                              self
-                                ? 'Leave this organization?'
-                                : `Remove ${m.user.email} from this organization? Their API keys stay.`
-                            }
-                          >
-                            <button type="submit" class="danger">
-                              {self ? 'Leave' : 'Remove'}
-                            </button>
-                          </PostForm>
-                        </div>
-                      </td>
-                    ) : null}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
         {!manager ? (
           <p class="muted">Only an owner or admin can change roles, remove members or invite people.</p>
         ) : null}
@@ -166,42 +155,29 @@ async function teamPage(
         ) : invitations.data.length === 0 ? (
           <p>No pending invitation. Invite someone below: they get a mail with a link to accept.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Address</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Invited by</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Revoke</th>
-                </tr>
-              </thead>
-              <tbody>
-                {invitations.data.map((i) => (
-                  <tr>
-                    <td>{i.email}</td>
-                    <td>{i.role}</td>
-                    <td>{i.invited_by?.email ?? 'an API key'}</td>
-                    <td>
-                      <Time at={i.expires_at} />
-                    </td>
-                    <td>
-                      <PostForm
-                        c={c}
-                        action={`/app/team/invitations/${encodeURIComponent(i.id)}/revoke`}
-                        confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}
-                      >
-                        <button type="submit" class="secondary" aria-label={`Revoke the invitation of ${i.email}`}>
-                          Revoke
-                        </button>
-                      </PostForm>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table cols={['Address', 'Role', 'Invited by', 'Expires', 'Revoke']}>
+            {invitations.data.map((i) => (
+              <tr>
+                <td>{i.email}</td>
+                <td>{i.role}</td>
+                <td>{i.invited_by?.email ?? 'an API key'}</td>
+                <td>
+                  <Time at={i.expires_at} />
+                </td>
+                <td>
+                  <PostForm
+                    c={c}
+                    action={`/app/team/invitations/${encodeURIComponent(i.id)}/revoke`}
+                    confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}
+                  >
+                    <button type="submit" class="secondary" aria-label={`Revoke the invitation of ${i.email}`}>
+                      Revoke
+                    </button>
+                  </PostForm>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {manager ? (
           <form method="post" action="/app/team/invitations" aria-labelledby="invite-h">
@@ -219,7 +195,7 @@ async function teamPage(
                   value={invite.values.email}
                   aria-invalid={emailError ? 'true' : undefined}
                 />
-                {emailError ? <p class="field-error">{emailError}</p> : null}
+                <FieldMessage message={emailError} />
               </div>
               <div>
                 <label for="inv-role">Role</label>
@@ -230,7 +206,7 @@ async function teamPage(
                     </option>
                   ))}
                 </select>
-                {roleError ? <p class="field-error">{roleError}</p> : null}
+                <FieldMessage message={roleError} />
               </div>
               <button type="submit">Send invitation</button>
             </div>
