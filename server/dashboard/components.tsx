@@ -98,8 +98,11 @@ const DeliveryStatus: FC<{ d: DeliveryRow }> = ({ d }) => (
   </>
 );
 
-/** What the destination answered last: the status and time, the error, the start of the body. */
-const DeliveryResponse: FC<{ d: DeliveryRow }> = ({ d }) => {
+/**
+ * What the destination answered last: the status and time, the error, and the body's excerpt: its
+ * start in the log's many rows, the whole excerpt on a submission's page.
+ */
+const DeliveryResponse: FC<{ d: DeliveryRow; whole: boolean }> = ({ d, whole }) => {
   const r = d.last_response;
   const error = r?.error ?? d.last_error;
   return (
@@ -111,7 +114,13 @@ const DeliveryResponse: FC<{ d: DeliveryRow }> = ({ d }) => {
         </span>
       ) : null}
       {error ? <div class="field-error">{error.slice(0, 300)}</div> : null}
-      {r?.response_excerpt ? <div class="mono muted">{r.response_excerpt.slice(0, 200)}</div> : null}
+      {r?.response_excerpt ? (
+        whole ? (
+          <pre>{r.response_excerpt}</pre>
+        ) : (
+          <div class="mono muted">{r.response_excerpt.slice(0, 200)}</div>
+        )
+      ) : null}
       {!r && !error ? <span class="muted">not attempted yet</span> : null}
     </>
   );
@@ -159,7 +168,7 @@ export const DeliveryTable: FC<{
     ),
     Submission: (d) => <DeliverySubmission d={d} forms={log?.forms} />,
     Attempts: (d) => d.attempts,
-    'Last response': (d) => <DeliveryResponse d={d} />,
+    'Last response': (d) => <DeliveryResponse d={d} whole={!log} />,
   };
   const columns = log ? LOG_COLUMNS : DELIVERY_COLUMNS;
   return (
