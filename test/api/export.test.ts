@@ -148,9 +148,11 @@ describe('GET /v1/forms/{id}/submissions/export?format=csv', () => {
     expect(empty.status).toBe(200);
     // (Response.text() drops the BOM.)
     expect(empty.text).toBe('id,status,quarantine_reason,received_at,test\r\n');
-    const a = await seedSubmission(t, { orgId, formId, data: { m: 'apple pie' } });
-    const b = await seedSubmission(t, { orgId, formId, status: 'spam', data: { m: 'banana' } });
-    const c = await seedSubmission(t, { orgId, formId, test: true, data: { m: 'apple tart' } });
+    // A second apart: two rows stored within one millisecond would both be `since` the later one.
+    const at = (s: number) => new Date(Date.now() - s * 1000);
+    const a = await seedSubmission(t, { orgId, formId, data: { m: 'apple pie' }, receivedAt: at(3) });
+    const b = await seedSubmission(t, { orgId, formId, status: 'spam', data: { m: 'banana' }, receivedAt: at(2) });
+    const c = await seedSubmission(t, { orgId, formId, test: true, data: { m: 'apple tart' }, receivedAt: at(1) });
     const idsOf = async (query: string) => parseCsv((await exportOf(formId, query)).text).records.map((x) => x.id);
     expect(await idsOf('format=csv')).toEqual([c.id, b.id, a.id]);
     expect(await idsOf('format=csv&status=spam')).toEqual([b.id]);
