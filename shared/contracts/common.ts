@@ -251,5 +251,3 @@ export const createdOrExisting = <T extends z.ZodType>(schema: T, existing: stri
   201: json(schema, 'Created'),
   200: json(schema, existing),
 });
-
-export const STD_ERRORS = ['unauthorized', 'forbidden', 'internal_error'] as const;
