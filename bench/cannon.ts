@@ -13,6 +13,8 @@ export interface CannonJob {
   duration?: number;
   /** a fixed number of requests instead of a duration */
   amount?: number;
+  /** requests per second over all connections; unset: as fast as the server answers */
+  rate?: number;
 }
 
 export interface CannonResult {
@@ -42,6 +44,7 @@ async function run() {
     body: job.body,
     connections: job.connections,
     ...(job.amount ? { amount: job.amount } : { duration: job.duration ?? 10 }),
+    ...(job.rate ? { overallRate: job.rate } : {}),
     timeout: 30,
     // Non-2xx answers are errors, not accepted submissions: keep them out of the latency figures.
     excludeErrorStats: true,

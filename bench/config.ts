@@ -25,6 +25,8 @@ export interface BenchConfig {
   settleTimeoutS: number;
   /** false: the intake part runs the service with WORKER=false (intake alone; no webhook is awaited) */
   intakeWorker: boolean;
+  /** requests per second of the measured intake runs; null: as fast as each server answers */
+  intakeRate: number | null;
   /** restarts timed in the start part (its start_ms is their median) */
   starts: number;
   /** seconds after the last start before the boot RSS is read */
@@ -69,6 +71,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     drainTimeoutS: num(env, 'BENCH_DRAIN_TIMEOUT_S', 300),
     settleTimeoutS: num(env, 'BENCH_SETTLE_TIMEOUT_S', 180),
     intakeWorker: env.BENCH_INTAKE_WORKER !== 'false',
+    intakeRate: env.BENCH_INTAKE_RATE ? num(env, 'BENCH_INTAKE_RATE', 0) : null,
     starts: Math.round(num(env, 'BENCH_STARTS', 3)),
     bootWaitS: num(env, 'BENCH_BOOT_WAIT_S', 30, 0),
   };
@@ -93,6 +96,9 @@ export const USAGE = `Settings (environment):
   BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
   BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
                           (not the benchmark's figure: the service delivers as it takes submissions)
+  BENCH_INTAKE_RATE       the measured intake runs (not the warm-up) send this many requests per second instead of as many as
+                          the server answers: the CPU per stored submission of two checkouts compared below saturation,
+                          where the machine's two cores are not fought over (the ratio is then near 1 and means nothing)
   BENCH_SERVICE_DIR       run another checkout's \`npm start\` as the service (built there), to compare code before and after
                           a change with the same bench
   BENCH_PROFILE_DIR       the server process of npm start writes a V8 CPU profile (<pid>.cpuprofile) there when it stops`;

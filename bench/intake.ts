@@ -159,6 +159,10 @@ const IDLE_POSTGRES_MS = 50;
 async function quiet(ctx: Ctx, label: string) {
   const t0 = Date.now();
   const sql = ctx.store.sql;
+  // A checkpoint first, so that every run starts from the same state: none begins in the middle of
+  // one (checkpoints come every 5 min or 1 GB of WAL, so some runs met one and others not), and each
+  // pays the same full-page writes for the pages it touches first.
+  if (sql) await checkpoint(ctx, sql, label);
   const vacuuming = async () =>
     sql
       ? Number(
@@ -187,6 +191,15 @@ async function quiet(ctx: Ctx, label: string) {
   );
 }
 
+async function checkpoint(ctx: Ctx, sql: NonNullable<Ctx['store']['sql']>, label: string) {
+  try {
+    await sql`checkpoint`;
+  } catch (err) {
+    // Only a superuser (or pg_checkpoint) may; the run goes on without it.
+    ctx.notes.push(`${label}: no checkpoint before the run (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
 export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   const { cfg } = ctx;
   const withService = cfg.parts.has('intake');
@@ -195,7 +208,13 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   const svc = withService ? ctx.svc! : null;
   const tenant = withService ? ctx.tenant! : null;
   const body = submissionBody();
-  const job = (url: string, duration: number) => ({ url, body, connections: cfg.connections, duration });
+  const job = (url: string, duration: number, rate?: number | null) => ({
+    url,
+    body,
+    connections: cfg.connections,
+    duration,
+    ...(rate ? { rate } : {}),
+  });
   /** every service form so far and the webhooks it should produce */
   const expects: Expect[] = [];
 
@@ -240,7 +259,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
       progress(`pair ${pair}/${cfg.pairs}: service ${cfg.durationS} s`);
       const sampler = rssSampler(() => svc.pids());
       const meter = cpuMeter(() => svc.pids(), ctx.store.kind === 'postgres');
-      const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.durationS));
+      const r = await runCannon(job(`${svc.base}/s/${form}`, cfg.durationS, cfg.intakeRate));
       const cpu = meter.stop();
       const rssMaxMb = sampler.stop();
       svc.assertAlive();
@@ -286,7 +305,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
       await quiet(ctx, `baseline run ${pair}`);
       progress(`pair ${pair}/${cfg.pairs}: baseline ${cfg.durationS} s`);
       const meter = cpuMeter(() => (baseline.pid ? [baseline.pid] : []), ctx.store.kind === 'postgres');
-      const r = await runCannon(job(`${baseline.base}/s/${key}`, cfg.durationS));
+      const r = await runCannon(job(`${baseline.base}/s/${key}`, cfg.durationS, cfg.intakeRate));
       const cpu = meter.stop();
       describeErrors(`baseline run ${pair}`, r, ctx);
       const stored = await baseline.count(key);

@@ -132,14 +132,24 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     out.push(
       '',
       'CPU time during the intake runs, ms per stored submission (from /proc; "bench" is this process, which runs ' +
-        'the webhook receiver; "postgres" is every PostgreSQL process of the machine)',
+        'the webhook receiver; "postgres" is every PostgreSQL process of the machine; "server sys" is the part of ' +
+        '"server" spent in the kernel, "syscalls" the server\'s read and write system calls per stored submission)',
       table(
-        ['pair', 'target', 'server', 'postgres', 'bench', 'all'],
+        ['pair', 'target', 'server', 'server sys', 'syscalls', 'postgres', 'bench', 'all'],
         res.intake.runs.map((x) => {
           const per = (ms: number | null) => (ms === null || !x.stored ? null : ms / x.stored);
           const all = [x.cpu.server, x.cpu.postgres, x.cpu.bench].reduce<number>((a, b) => a + (b ?? 0), 0);
           const cell = (ms: number | null) => fmt(per(ms), 3);
-          return [x.pair, x.target, cell(x.cpu.server), cell(x.cpu.postgres), cell(x.cpu.bench), cell(all)];
+          return [
+            x.pair,
+            x.target,
+            cell(x.cpu.server),
+            cell(x.cpu.serverSys),
+            fmt(per(x.cpu.serverSyscalls), 2),
+            cell(x.cpu.postgres),
+            cell(x.cpu.bench),
+            cell(all),
+          ];
         }),
       ),
     );

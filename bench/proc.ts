@@ -286,11 +286,31 @@ const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /** CPU time (user + system, ms) of one process from /proc/<pid>/stat, or null when it cannot be read. */
 function cpuOf(pid: number): number | null {
+  return cpuPartsOf(pid)?.all ?? null;
+}
+
+/** CPU time of one process in ms, all and in the kernel (system), from /proc/<pid>/stat. */
+function cpuPartsOf(pid: number): { all: number; sys: number } | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start after its closing parenthesis.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * TICK_MS;
+    return { all: (Number(f[11]) + Number(f[12])) * TICK_MS, sys: Number(f[12]) * TICK_MS };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Read and write system calls of one process (syscr + syscw of /proc/<pid>/io: read, readv, write,
+ * writev and the like, sockets included), or null when it cannot be read (another user's process).
+ */
+function syscallsOf(pid: number): number | null {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    const r = /^syscr:\s+(\d+)/m.exec(io);
+    const w = /^syscw:\s+(\d+)/m.exec(io);
+    return r && w ? Number(r[1]) + Number(w[1]) : null;
   } catch {
     return null;
   }
@@ -314,6 +334,10 @@ function cpuOfNamed(name: string): number {
 export interface CpuSpent {
   /** the server measured (service or baseline): every process of its tree, npm aside */
   server: number | null;
+  /** the part of `server` spent in the kernel (system time) */
+  serverSys: number | null;
+  /** read and write system calls of the server's processes (a count, not ms) */
+  serverSyscalls: number | null;
   /** all `postgres` processes of this machine (null when the store is embedded PGlite) */
   postgres: number | null;
   /** this bench process: the webhook receiver and the bookkeeping */
@@ -327,7 +351,13 @@ export interface CpuSpent {
  */
 export function cpuMeter(pids: () => number[], withPostgres: boolean) {
   // Per pid, so that a process of the tree that starts or ends during the run adds only what it spent meanwhile.
-  const serverOf = (list: number[]) => new Map(list.map((p) => [p, cpuOf(p) ?? 0]));
+  const serverOf = (list: number[]) =>
+    new Map(
+      list.map((p) => {
+        const cpu = cpuPartsOf(p);
+        return [p, { all: cpu?.all ?? 0, sys: cpu?.sys ?? 0, calls: syscallsOf(p) }] as const;
+      }),
+    );
   const first = serverOf(pids());
   const read = () => ({
     postgres: withPostgres ? cpuOfNamed('postgres') : null,
@@ -340,9 +370,20 @@ export function cpuMeter(pids: () => number[], withPostgres: boolean) {
       const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
       const last = serverOf(pids());
       let server: number | null = first.size || last.size ? 0 : null;
-      for (const [pid, ms] of last) server = (server ?? 0) + ms - (first.get(pid) ?? 0);
+      let serverSys: number | null = server;
+      let serverSyscalls: number | null = server;
+      for (const [pid, now] of last) {
+        const was = first.get(pid);
+        server = (server ?? 0) + now.all - (was?.all ?? 0);
+        serverSys = (serverSys ?? 0) + now.sys - (was?.sys ?? 0);
+        if (serverSyscalls !== null) {
+          serverSyscalls = now.calls === null ? null : serverSyscalls + now.calls - (was?.calls ?? 0);
+        }
+      }
       return {
         server,
+        serverSys,
+        serverSyscalls,
         postgres: diff(start.postgres, end.postgres),
         bench: end.bench - start.bench,
       };
