@@ -17,8 +17,9 @@ export function mount<R extends Operation & RouteConfig>(
   handler: (c: Parameters<RouteHandler<R, AppEnv>>[0]) => Reply<R> | Promise<Reply<R>>,
   extra: MiddlewareHandler<AppEnv>[] = [],
 ): void {
+  // A public operation (intake, the thanks page) has no credentials to check: no middleware for it.
   const middleware: MiddlewareHandler<AppEnv>[] = [
-    authorize(op['x-scope']),
+    ...(op['x-scope'] === 'public' ? [] : [authorize(op['x-scope'])]),
     storableParams(!!op.request?.query),
     ...extra,
   ];

@@ -59,6 +59,22 @@ export function splitControl(fields: Record<string, unknown>, honeypot: string, 
 /** An origin as scheme://host[:port], lowercase, without a trailing slash; null when not a URL. */
 export function canonicalOrigin(value: string | undefined | null): string | null {
   if (!value) return null;
+  // Answers are kept: intake asks for the same few values (the service's own base URL, the sites
+  // that post) on every request, and a URL parse costs more than the rest of the check. Bounded:
+  // values come from clients, so long ones are not kept and a full table starts again.
+  const kept = origins.get(value);
+  if (kept !== undefined) return kept;
+  const origin = parseOrigin(value);
+  if (value.length <= 200) {
+    if (origins.size >= 512) origins.clear();
+    origins.set(value, origin);
+  }
+  return origin;
+}
+
+const origins = new Map<string, string | null>();
+
+function parseOrigin(value: string): string | null {
   try {
     const u = new URL(value);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
@@ -77,6 +93,24 @@ export function originAllowed(allowed: unknown, origin: string | null, self?: st
 }
 
 const URL_RE = /https?:\/\//gi;
+const MANY_LINKS = 3;
+
+/**
+ * Links (http:// or https://) in the field names and string values of a submission, counted up to
+ * MANY_LINKS: the same count a search of its JSON text gives, without writing that text.
+ */
+function linksIn(value: unknown, found: number): number {
+  if (found >= MANY_LINKS) return found;
+  if (typeof value === 'string') return found + (value.length > 6 ? (value.match(URL_RE)?.length ?? 0) : 0);
+  if (Array.isArray(value)) {
+    for (const v of value) found = linksIn(v, found);
+    return found;
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) found = linksIn(v, linksIn(k, found));
+  }
+  return found;
+}
 
 /** A light spam score with reasons, recorded on every submission. Only the honeypot decides "spam". */
 export function spamScore(data: Record<string, unknown>, honeypotFilled: boolean, userAgent: string | undefined) {
@@ -86,9 +120,7 @@ export function spamScore(data: Record<string, unknown>, honeypotFilled: boolean
     reasons.push('honeypot_filled');
     score = 1;
   }
-  const text = JSON.stringify(data);
-  const links = text.match(URL_RE)?.length ?? 0;
-  if (links >= 3) {
+  if (linksIn(data, 0) >= MANY_LINKS) {
     reasons.push('many_links');
     score += 0.3;
   }

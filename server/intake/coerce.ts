@@ -8,6 +8,8 @@
  * applied per request with a lookup per field: no schema walking on the hot path.
  */
 
+import { setOwn } from './parse.js';
+
 type Obj = Record<string, unknown>;
 type Scalar = 'integer' | 'number' | 'boolean';
 
@@ -135,11 +137,6 @@ export function coerceFormData(data: Record<string, unknown>, rules: FieldRules,
     setOwn(out, name, each ? converted : converted[0]);
   }
   return out;
-}
-
-/** A "__proto__" field stays a field (see parse.ts). */
-function setOwn(obj: Record<string, unknown>, key: string, value: unknown) {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

@@ -110,8 +110,14 @@ function clean(s: string): string {
  * Sets an own property. A plain assignment to "__proto__" would replace the prototype instead, and
  * the field would vanish from the stored data.
  */
-function setOwn(obj: Fields, key: string, value: unknown) {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+/**
+ * An own data property, whatever the key: plain assignment (fast) for every key but `__proto__`,
+ * whose assignment would set the object's prototype instead of storing a field.
+ */
+export function setOwn(obj: Fields, key: string, value: unknown) {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else obj[key] = value;
 }
 
 /** Repeated keys become arrays; single keys stay strings. */

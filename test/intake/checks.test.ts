@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalOrigin, originAllowed, spamScore } from '../../server/intake/checks.js';
+import { parseSubmission } from '../../server/intake/parse.js';
+
+// JSON and urlencoded bodies never reach the file rules.
+const NO_FILES = { orgId: 'org_x', storage: null as never, maxFileBytes: null, maxFiles: 0 };
+
+describe('spamScore', () => {
+  it('counts links in values, nested values and field names, as a search of the JSON text would', () => {
+    const two = { a: 'see https://a.example and http://b.example' };
+    expect(spamScore(two, false, 'ua')).toEqual({ score: 0, reasons: [] });
+    const three = { a: 'https://a.example', list: ['x', { deep: 'HTTP://b.example' }], 'http://c.example': 1 };
+    expect(spamScore(three, false, 'ua')).toEqual({ score: 0.3, reasons: ['many_links'] });
+    expect(spamScore({ a: 'https://x https://y https://z https://w' }, false, 'ua').reasons).toEqual(['many_links']);
+  });
+
+  it('adds the honeypot and a missing user agent, capped at 1', () => {
+    const links = { m: 'https://a https://b https://c' };
+    expect(spamScore({}, false, undefined)).toEqual({ score: 0.1, reasons: ['no_user_agent'] });
+    expect(spamScore(links, true, undefined)).toEqual({
+      score: 1,
+      reasons: ['honeypot_filled', 'many_links', 'no_user_agent'],
+    });
+  });
+});
+
+describe('canonicalOrigin', () => {
+  it('answers the same for a value seen before, and for many different values', () => {
+    expect(canonicalOrigin('https://Example.COM:443/path?q')).toBe('https://example.com');
+    expect(canonicalOrigin('https://Example.COM:443/path?q')).toBe('https://example.com');
+    expect(canonicalOrigin('ftp://example.com')).toBeNull();
+    expect(canonicalOrigin('ftp://example.com')).toBeNull();
+    expect(canonicalOrigin('not a url')).toBeNull();
+    for (let i = 0; i < 1200; i += 1)
+      expect(canonicalOrigin(`http://h${i}.example:8080/x`)).toBe(`http://h${i}.example:8080`);
+    const long = `https://long.example/${'a'.repeat(500)}`;
+    expect(canonicalOrigin(long)).toBe('https://long.example');
+    expect(canonicalOrigin(long)).toBe('https://long.example');
+    expect(originAllowed(['https://example.com/'], canonicalOrigin('https://example.com'))).toBe(true);
+    expect(originAllowed(['https://example.com'], canonicalOrigin('https://other.example'))).toBe(false);
+  });
+});
+
+describe('parsed fields', () => {
+  it('keeps a "__proto__" field as a field, in JSON and form bodies alike', async () => {
+    const json = await parseSubmission(
+      new Request('http://x/s/f', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"__proto__": {"polluted": true}, "name": "Ada"}',
+      }),
+      NO_FILES,
+    );
+    expect(Object.keys(json.fields)).toEqual(['__proto__', 'name']);
+    expect(Object.getPrototypeOf(json.fields)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(json.fields))).toEqual(
+      JSON.parse('{"__proto__": {"polluted": true}, "name": "Ada"}'),
+    );
+    const form = await parseSubmission(
+      new Request('http://x/s/f', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '__proto__=a&__proto__=b&name=Ada',
+      }),
+      NO_FILES,
+    );
+    expect(Object.hasOwn(form.fields, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(form.fields, '__proto__')?.value).toEqual(['a', 'b']);
+    expect(Object.getPrototypeOf(form.fields)).toBe(Object.prototype);
+  });
+});
