@@ -41,30 +41,19 @@ describe('canonicalOrigin', () => {
   });
 });
 
+const parse = (type: string, body: string) =>
+  parseSubmission(new Request('http://x/s/f', { method: 'POST', headers: { 'content-type': type }, body }), NO_FILES);
+
 describe('parsed fields', () => {
   it('keeps a "__proto__" field as a field, in JSON and form bodies alike', async () => {
-    const json = await parseSubmission(
-      new Request('http://x/s/f', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"__proto__": {"polluted": true}, "name": "Ada"}',
-      }),
-      NO_FILES,
-    );
+    const json = await parse('application/json', '{"__proto__": {"polluted": true}, "name": "Ada"}');
     expect(Object.keys(json.fields)).toEqual(['__proto__', 'name']);
     expect(Object.getPrototypeOf(json.fields)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.parse(JSON.stringify(json.fields))).toEqual(
       JSON.parse('{"__proto__": {"polluted": true}, "name": "Ada"}'),
     );
-    const form = await parseSubmission(
-      new Request('http://x/s/f', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: '__proto__=a&__proto__=b&name=Ada',
-      }),
-      NO_FILES,
-    );
+    const form = await parse('application/x-www-form-urlencoded', '__proto__=a&__proto__=b&name=Ada');
     expect(Object.hasOwn(form.fields, '__proto__')).toBe(true);
     expect(Object.getOwnPropertyDescriptor(form.fields, '__proto__')?.value).toEqual(['a', 'b']);
     expect(Object.getPrototypeOf(form.fields)).toBe(Object.prototype);
