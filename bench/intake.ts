@@ -145,24 +145,26 @@ export function describeErrors(label: string, r: CannonResult, ctx: Ctx) {
   ctx.notes.push(`${label}: ${parts.join('; ')}`);
 }
 
-/** CPU (ms per 500 ms) below which the service counts as idle, and PostgreSQL's processes with it. */
-const IDLE_SERVICE_MS = 25;
-const IDLE_POSTGRES_MS = 50;
+/**
+ * CPU (ms per IDLE_WINDOW_MS) below which the service counts as idle (5 % of a core), and PostgreSQL's
+ * processes with it (10 %). The window is longer than the service's timers that start after-work
+ * (its search indexer ticks every second), so a pause between a run's deliveries and the work that
+ * follows them does not count as idle.
+ */
+const IDLE_WINDOW_MS = 1500;
+const IDLE_SERVICE_MS = 0.05 * IDLE_WINDOW_MS;
+const IDLE_POSTGRES_MS = 0.1 * IDLE_WINDOW_MS;
 
 /**
  * Waits (up to 60 s) until no autovacuum worker runs on the PostgreSQL server and the service has
  * finished the work an earlier run left it (delivering is waited for already; this covers work done
  * after the fact, such as writing the search text of the run's submissions): neither target's run
  * shares the machine with the other's leftovers. Idle means the service's processes used under 5 %
- * of a core, and PostgreSQL's under 10 %, over half a second.
+ * of a core, and PostgreSQL's under 10 %, over 1.5 s. Then vacuums and checkpoints (tidy).
  */
 async function quiet(ctx: Ctx, label: string) {
   const t0 = Date.now();
   const sql = ctx.store.sql;
-  // A checkpoint first, so that every run starts from the same state: none begins in the middle of
-  // one (checkpoints come every 5 min or 1 GB of WAL, so some runs met one and others not), and each
-  // pays the same full-page writes for the pages it touches first.
-  if (sql) await checkpoint(ctx, sql, label);
   const vacuuming = async () =>
     sql
       ? Number(
@@ -177,13 +179,18 @@ async function quiet(ctx: Ctx, label: string) {
   const serviceIdle = async () => {
     if (!svc) return true;
     const meter = cpuMeter(() => svc.pids(), sql !== null);
-    await sleep(500);
+    await sleep(IDLE_WINDOW_MS);
     const cpu = meter.stop();
     return (cpu.server ?? 0) < IDLE_SERVICE_MS && (cpu.postgres ?? 0) < IDLE_POSTGRES_MS;
   };
   const done = await waitFor(async () => (await vacuuming()) === 0 && (await serviceIdle()), 60_000, 0);
+  // Then the database is tidied, so that every run starts from the same state: a vacuum, so that
+  // autovacuum finds nothing left by the runs before (the service's search text rewrites its rows)
+  // to start on halfway through this one; a checkpoint, so that none meets one of PostgreSQL's own
+  // (every 5 min or 1 GB of WAL) and each pays the same full-page writes for the pages it touches first.
+  if (sql) await tidy(ctx, sql, label);
   const s = (Date.now() - t0) / 1000;
-  if (s < 1.5 && done) return;
+  if (s < 3 && done) return;
   ctx.notes.push(
     done
       ? `${label}: waited ${s.toFixed(1)} s for autovacuum and the service's after-work to finish first`
@@ -191,12 +198,15 @@ async function quiet(ctx: Ctx, label: string) {
   );
 }
 
-async function checkpoint(ctx: Ctx, sql: NonNullable<Ctx['store']['sql']>, label: string) {
+async function tidy(ctx: Ctx, sql: NonNullable<Ctx['store']['sql']>, label: string) {
   try {
+    await sql`vacuum`;
     await sql`checkpoint`;
   } catch (err) {
-    // Only a superuser (or pg_checkpoint) may; the run goes on without it.
-    ctx.notes.push(`${label}: no checkpoint before the run (${err instanceof Error ? err.message : String(err)})`);
+    // Only a superuser (or pg_checkpoint) may checkpoint; the run goes on without it.
+    ctx.notes.push(
+      `${label}: no vacuum and checkpoint before the run (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
 }
 
