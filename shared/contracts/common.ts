@@ -152,14 +152,15 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 } as const;
 
-/** The same header on the credential-less POSTs under /v1, which have no organization to keep a key in. */
-const IDEMPOTENCY_KEY_NOT_KEPT = {
+/** The same header on the credential-less POSTs under /v1, kept in a public scope for 24 h. */
+const IDEMPOTENCY_KEY_PUBLIC = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
   description:
-    'Accepted on every POST under /v1, but not kept here: this operation needs no credentials, so there is no ' +
-    'organization to keep the key in, and a repeat runs again.',
+    'Kept 24 hours: a repeat with the same body gets the first answer again (its Set-Cookie too, with the header ' +
+    '`Idempotent-Replayed: true`), another body 409 idempotency_conflict. The answer may hold a one-time secret, so ' +
+    'it is stored sealed under a key derived from this header, which itself is stored only hashed: use a random value.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 } as const;
 
@@ -183,7 +184,7 @@ export function op<P extends string, R extends Omit<RouteConfig, 'path'> & { pat
   const security = (route.security as Security | undefined) ?? securityFor(scope);
   const needsKeyHeader =
     route.method === 'post' && route.path.startsWith('/v1/') && !declaresHeader(route, 'idempotency-key');
-  const keyHeader = scope === 'public' ? IDEMPOTENCY_KEY_NOT_KEPT : { $ref: '#/components/parameters/IdempotencyKey' };
+  const keyHeader = scope === 'public' ? IDEMPOTENCY_KEY_PUBLIC : { $ref: '#/components/parameters/IdempotencyKey' };
   const parameters = [...(route.parameters ?? []), ...(needsKeyHeader ? [keyHeader] : [])] as Parameters;
   return createRoute({
     ...route,

@@ -1,0 +1,132 @@
+import crypto from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotencyKeys } from '../../server/db/schema.js';
+import { deleteExpiredPublicKeys, PUBLIC_SCOPE } from '../../server/http/idempotency.js';
+import { startTestApp, type TestEnv } from '../helpers/app.js';
+
+let t: TestEnv;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const fresh = (tag: string) => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+
+/** Asks for a code (without a key) and reads it from the mail the SMTP sink received. */
+async function codeFor(email: string) {
+  const before = t.smtp.messages.length;
+  expect((await t.request('POST', '/v1/auth/request-code', { json: { email } })).status).toBe(200);
+  const mail = await t.smtp.waitFor((m) => t.smtp.messages.indexOf(m) >= before && m.to.includes(email));
+  return /\b(\d{6})\b/.exec(mail.text)?.[1] as string;
+}
+
+const post = (path: string, json: Record<string, unknown>, key: string) =>
+  t.request('POST', path, { json, headers: { 'idempotency-key': key } });
+
+const publicRows = () =>
+  t.deps.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.scope, PUBLIC_SCOPE));
+
+describe('Idempotency-Key on the credential-less POSTs under /v1', () => {
+  it('answers a repeat of verify-code with the first answer (the same API key), and mints one key', async () => {
+    const email = fresh('idem');
+    const code = await codeFor(email);
+    const key = crypto.randomUUID();
+    const first = await post('/v1/auth/verify-code', { email, code }, key);
+    expect(first.status).toBe(201);
+    const apiKey = first.json.api_key as string;
+    expect(apiKey).toBeTruthy();
+    // The first answer was lost on the way: the client sends the same request again.
+    const again = await post('/v1/auth/verify-code', { email, code }, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    // The key it got works, and the consumed code minted nothing more.
+    expect((await t.request('GET', '/v1/me', { key: apiKey })).status).toBe(200);
+    const keys = await t.request('GET', '/v1/api-keys', { key: apiKey });
+    expect(keys.json.data).toHaveLength(1);
+    // Without the header the code is spent: the ordinary answer.
+    expect((await t.request('POST', '/v1/auth/verify-code', { json: { email, code } })).status).toBe(401);
+  });
+
+  it('keeps neither the key nor the answer in the clear', async () => {
+    const email = fresh('sealed');
+    const code = await codeFor(email);
+    const key = crypto.randomUUID();
+    const first = await post('/v1/auth/verify-code', { email, code }, key);
+    const apiKey = first.json.api_key as string;
+    const rows = await publicRows();
+    expect(rows.some((r) => r.status === 201 && r.responseType === 'sealed')).toBe(true);
+    expect(rows.some((r) => r.key === key)).toBe(false);
+    const mine = rows.filter((r) => r.responseBody?.includes(apiKey) || r.responseBody?.includes(email));
+    expect(mine).toEqual([]);
+    expect(rows.every((r) => r.status === null || r.responseType === 'sealed')).toBe(true);
+    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key))).toBe(true);
+  });
+
+  it('answers another body under the same key 409 idempotency_conflict', async () => {
+    const key = crypto.randomUUID();
+    const a = await post('/v1/auth/request-code', { email: fresh('one') }, key);
+    expect(a.status).toBe(200);
+    const b = await post('/v1/auth/request-code', { email: fresh('two') }, key);
+    expect(b.status).toBe(409);
+    expect(b.json.error.code).toBe('idempotency_conflict');
+    expect(b.json.error.hint).toBeTruthy();
+  });
+
+  it('sends a repeat of request-code one mail only', async () => {
+    const email = fresh('once');
+    const key = crypto.randomUUID();
+    const before = t.smtp.messages.length;
+    expect((await post('/v1/auth/request-code', { email }, key)).status).toBe(200);
+    await t.smtp.waitFor((m) => t.smtp.messages.indexOf(m) >= before && m.to.includes(email));
+    const again = await post('/v1/auth/request-code', { email }, key);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.smtp.messages.slice(before).filter((m) => m.to.includes(email))).toHaveLength(1);
+  });
+
+  it('replays a sign-in with its session cookie', async () => {
+    const email = fresh('cookie');
+    // The account exists first (sign-in never creates one).
+    const code = await codeFor(email);
+    expect((await t.request('POST', '/v1/auth/verify-code', { json: { email, code } })).status).toBe(201);
+    const signInCode = await codeFor(email);
+    const key = crypto.randomUUID();
+    const first = await post('/v1/auth/sign-in', { email, code: signInCode }, key);
+    expect(first.status).toBe(200);
+    const cookie = first.headers.get('set-cookie');
+    expect(cookie).toMatch(/=/);
+    const again = await post('/v1/auth/sign-in', { email, code: signInCode }, key);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('set-cookie')).toBe(cookie);
+    const session = (cookie as string).split(';')[0];
+    expect((await t.request('GET', '/v1/me', { headers: { cookie: session } })).status).toBe(200);
+  });
+
+  it('runs a request again once its key is older than 24 h, and housekeeping deletes such keys', async () => {
+    const email = fresh('old');
+    const code = await codeFor(email);
+    const key = crypto.randomUUID();
+    expect((await post('/v1/auth/verify-code', { email, code }, key)).status).toBe(201);
+    await t.deps.database.db
+      .update(idempotencyKeys)
+      .set({ createdAt: sql`now() - interval '25 hours'` })
+      .where(eq(idempotencyKeys.scope, PUBLIC_SCOPE));
+    // The kept answer is gone: the request runs, and the spent code is refused.
+    expect((await post('/v1/auth/verify-code', { email, code }, key)).status).toBe(401);
+    // What is still older than 24 h goes with housekeeping; the key just used again stays.
+    const old = (await publicRows()).length - 1;
+    expect(old).toBeGreaterThan(0);
+    expect(await deleteExpiredPublicKeys(t.deps)).toEqual({ deleted: old });
+    expect(await publicRows()).toHaveLength(1);
+  });
+
+  it('rejects a key longer than 255 characters with 422', async () => {
+    const r = await post('/v1/auth/request-code', { email: fresh('long') }, 'k'.repeat(256));
+    expect(r.status).toBe(422);
+    expect(r.json.error.code).toBe('validation_failed');
+  });
+});
