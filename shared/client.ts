@@ -27,7 +27,7 @@
  *
  * Retries: only idempotent calls — GET/HEAD/OPTIONS, and POSTs carrying the Idempotency-Key this
  * client generated itself (every POST gets one; the server dedupes them), when the server honours the
- * key (authenticated POSTs, intake, sandbox creation). Retried on network errors and 502/503/504,
+ * key (every POST under /v1, intake). Retried on network errors and 502/503/504,
  * `retries` times (default 2) with a small jittered backoff. Every attempt has a timeout
  * (`timeoutMs`, default 15 s), so no call hangs. A caller-supplied Idempotency-Key is sent unchanged
  * and not retried: the caller owns that key's retries.
@@ -152,8 +152,8 @@ function appendQuery(url: URL, query: Record<string, unknown> = {}) {
 export function honoursIdempotencyKey(o: Operation): boolean {
   if (o.method !== 'post') return false;
   if (o['x-scope'] !== 'public') return true; // server/http/mount.ts: every authenticated POST
-  const headers = o.request?.headers as { shape?: Record<string, unknown> } | undefined;
-  return o.operationId === 'intake_submit' || Boolean(headers?.shape && 'idempotency-key' in headers.shape);
+  // The credential-less POSTs under /v1 keep theirs for 24 h (sign-in by code, sandbox creation), intake per form.
+  return o.operationId === 'intake_submit' || o.path.startsWith('/v1/');
 }
 
 const RETRY_STATUSES = new Set([502, 503, 504]);

@@ -110,19 +110,25 @@ describe('shared/client', () => {
     expect(srv.seen).toHaveLength(3);
   });
 
-  it('does not retry what is not idempotent: 500s, DELETE, public POSTs, caller-supplied keys', async () => {
+  it('does not retry what is not idempotent: 500s, DELETE, caller-supplied keys', async () => {
     srv.reset();
     srv.answer('/v1/forms', { status: 500, body: envelope('internal_error', 'boom') });
     expect((await client().call(ops.forms.list)).error?.code).toBe('internal_error');
     srv.answer('/v1/forms/x', unavailable, { status: 204 });
     expect((await client().call(ops.forms.delete, { params: { id: 'x' } })).status).toBe(503);
-    srv.answer('/v1/auth/request-code', unavailable, { status: 200, body: '{}' });
-    expect((await client().call(ops.auth.requestCode, { body: { email: 'a@b.co' } })).status).toBe(503);
     srv.answer('/v1/forms', unavailable, { status: 201, body: '{}' });
     const own = await client().call(ops.forms.create, { body: { name: 'A' }, headers: { 'idempotency-key': 'mine' } });
     expect(own.status).toBe(503);
-    expect(srv.seen.map((s) => s.method)).toEqual(['GET', 'DELETE', 'POST', 'POST']);
-    expect(srv.seen[3].headers['idempotency-key']).toBe('mine');
+    expect(srv.seen.map((s) => s.method)).toEqual(['GET', 'DELETE', 'POST']);
+    expect(srv.seen[2].headers['idempotency-key']).toBe('mine');
+  });
+
+  it('retries a credential-less POST under /v1 with its key, which the server keeps (sign-in by code)', async () => {
+    srv.reset();
+    srv.answer('/v1/auth/request-code', unavailable, { status: 200, body: '{}' });
+    expect((await client().call(ops.auth.requestCode, { body: { email: 'a@b.co' } })).status).toBe(200);
+    expect(srv.seen).toHaveLength(2);
+    expect(srv.seen[0].headers['idempotency-key']).toBe(srv.seen[1].headers['idempotency-key']);
   });
 
   it('answers 204 with data null', async () => {
