@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Database } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema.js';
@@ -12,8 +12,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The scope the credential-less POSTs keep their keys in (organization ids never look like it). */
 export const PUBLIC_SCOPE = 'public';
-/** How long a key of a credential-less POST is kept (answered again); older ones run again. */
-export const PUBLIC_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a key is kept (answered again), in every scope: a request repeated later runs again, and
+ * housekeeping deletes the key. A client retries within minutes; the table stays bounded.
+ */
+export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** An answer as kept: what a replay sends again. */
 interface Kept {
@@ -29,8 +32,6 @@ interface Keeping {
   scope(c: Context<AppEnv>): string;
   /** the key as the table holds it */
   name(key: string): string;
-  /** false: a row this old is gone (and taken again by this request) */
-  fresh(createdAt: Date, now: Date): boolean;
   store(key: string, kept: Kept): { responseBody: string; responseType: string | null };
   load(key: string, row: { status: number; responseBody: string | null; responseType: string | null }): Kept;
 }
@@ -42,7 +43,6 @@ interface Keeping {
 const BY_ORGANIZATION: Keeping = {
   scope: (c) => c.get('actor').orgId,
   name: (key) => key,
-  fresh: () => true,
   store: (_key, kept) => ({ responseBody: kept.body, responseType: kept.type }),
   load: (_key, row) => ({ status: row.status, body: row.responseBody ?? '', type: row.responseType, cookies: [] }),
 };
@@ -61,7 +61,6 @@ const sealKey = (key: string) => crypto.createHash('sha256').update(`formsvc ide
 const PUBLIC: Keeping = {
   scope: () => PUBLIC_SCOPE,
   name: (key) => sha256(`formsvc idempotency key\n${key}`),
-  fresh: (createdAt, now) => now.getTime() - createdAt.getTime() < PUBLIC_KEY_TTL_MS,
   store(key, kept) {
     const iv = crypto.randomBytes(12);
     const cipher = crypto.createCipheriv('aes-256-gcm', sealKey(key), iv);
@@ -84,9 +83,13 @@ const PUBLIC: Keeping = {
  * kept (the key may be retried).
  */
 function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
-  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+  /** `taken`: how often this request found the key released (failed or expired) and took it again. */
+  const run = async (c: Context<AppEnv>, next: () => Promise<void>, taken: number): Promise<Response | undefined> => {
     const key = c.req.header('idempotency-key');
-    if (key === undefined) return next();
+    if (key === undefined) {
+      await next();
+      return undefined;
+    }
     if (key.length < 1 || key.length > 255) {
       throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 255 characters.', {
         details: { issues: [{ path: 'Idempotency-Key', message: '1 to 255 characters' }] },
@@ -110,9 +113,10 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
       for (;;) {
         const [row] = await db.select().from(idempotencyKeys).where(where).limit(1);
         if (!row) break; // the first attempt failed and released the key: run this one
-        if (!keeping.fresh(row.createdAt, now())) {
+        const cutoff = new Date(now().getTime() - KEY_TTL_MS);
+        if (row.createdAt < cutoff) {
           // Expired: taken again by this request (unless another one took it first).
-          await db.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.createdAt, row.createdAt)));
+          await db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.createdAt, cutoff)));
           break;
         }
         if (row.requestHash !== hash) {
@@ -131,7 +135,13 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
         }
         await sleep(50);
       }
-      return middleware(c, next);
+      // Taken again at most a few times: a key that keeps going away under this request is an error.
+      if (taken >= 3) {
+        throw new ApiError('conflict', 'A request with this Idempotency-Key keeps failing elsewhere.', {
+          hint: 'Send the same request again in a moment.',
+        });
+      }
+      return run(c, next, taken + 1);
     }
 
     await next();
@@ -151,7 +161,7 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
       .set({ status: res.status, ...keeping.store(key, kept) })
       .where(where);
   };
-  return middleware;
+  return (c, next) => run(c, next, 0);
 }
 
 /** Idempotency-Key on authenticated POSTs, kept per organization. */
@@ -160,12 +170,12 @@ export const idempotency = keepIdempotency(BY_ORGANIZATION);
 /** Idempotency-Key on the credential-less POSTs under /v1, kept 24 h and sealed (see PUBLIC). */
 export const publicIdempotency = keepIdempotency(PUBLIC);
 
-/** Housekeeping: deletes the credential-less POSTs' keys older than 24 h, a bounded batch per run. */
-export async function deleteExpiredPublicKeys(deps: { database: Database; now: () => Date }, batch = 1000) {
-  const cutoff = new Date(deps.now().getTime() - PUBLIC_KEY_TTL_MS);
+/** Housekeeping: deletes the keys older than 24 h (KEY_TTL_MS), of every scope, a bounded batch per run. */
+export async function deleteExpiredKeys(deps: { database: Database; now: () => Date }, batch = 1000) {
+  const cutoff = new Date(deps.now().getTime() - KEY_TTL_MS);
   const gone = await deps.database.rows(sql`
-    delete from idempotency_keys where scope = ${PUBLIC_SCOPE} and key in (
-      select key from idempotency_keys where scope = ${PUBLIC_SCOPE} and created_at < ${cutoff.toISOString()} limit ${batch}
+    delete from idempotency_keys where (scope, key) in (
+      select scope, key from idempotency_keys where created_at < ${cutoff.toISOString()} limit ${batch}
     )
     returning 1`);
   return { deleted: gone.length };

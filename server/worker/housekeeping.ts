@@ -1,5 +1,5 @@
 import type { Deps } from '../http/context.js';
-import { deleteExpiredPublicKeys } from '../http/idempotency.js';
+import { deleteExpiredKeys } from '../http/idempotency.js';
 import { deleteExpiredSandboxes } from '../services/sandboxes.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
 import { releaseHeld } from './quota-release.js';
@@ -23,7 +23,7 @@ export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'quota-release', run: releaseHeld },
   { name: 'retention', run: applyRetention },
   { name: 'sandbox-expiry', run: (deps) => deleteExpiredSandboxes(deps) },
-  { name: 'public-idempotency-expiry', run: (deps) => deleteExpiredPublicKeys(deps) },
+  { name: 'idempotency-expiry', run: (deps) => deleteExpiredKeys(deps) },
   // last: it vacuums what the jobs before it deleted
   { name: 'embedded-vacuum', run: vacuumEmbedded },
 ];

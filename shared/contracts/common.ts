@@ -148,7 +148,8 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   required: false,
   description:
     'Makes a retry safe: the first request with a key runs and its answer is kept; the same key with the same ' +
-    'body gets that answer again (Idempotent-Replayed: true), with another body 409 idempotency_conflict.',
+    'body gets that answer again (Idempotent-Replayed: true), with another body 409 idempotency_conflict. Kept ' +
+    '24 hours per organization; a repeat after that runs again.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 } as const;
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys } from '../../server/db/schema.js';
-import { deleteExpiredPublicKeys, PUBLIC_SCOPE } from '../../server/http/idempotency.js';
+import { deleteExpiredKeys, PUBLIC_SCOPE } from '../../server/http/idempotency.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 
 let t: TestEnv;
@@ -120,8 +120,37 @@ describe('Idempotency-Key on the credential-less POSTs under /v1', () => {
     // What is still older than 24 h goes with housekeeping; the key just used again stays.
     const old = (await publicRows()).length - 1;
     expect(old).toBeGreaterThan(0);
-    expect(await deleteExpiredPublicKeys(t.deps)).toEqual({ deleted: old });
+    expect(await deleteExpiredKeys(t.deps)).toEqual({ deleted: old });
     expect(await publicRows()).toHaveLength(1);
+  });
+
+  it("keeps an organization's keys 24 h too: a later repeat runs again, and housekeeping deletes them", async () => {
+    const { key } = await t.onboard();
+    const create = (name: string, idem: string) =>
+      t.request('POST', '/v1/projects', { key, json: { name }, headers: { 'idempotency-key': idem } });
+    const idem = crypto.randomUUID();
+    const first = await create('Kept', idem);
+    expect(first.status).toBe(201);
+    const again = await create('Kept', idem);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.id).toBe(first.json.id);
+    await t.deps.database.db
+      .update(idempotencyKeys)
+      .set({ createdAt: sql`now() - interval '25 hours'` })
+      .where(eq(idempotencyKeys.key, idem));
+    const later = await create('Kept', idem);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    const other = crypto.randomUUID();
+    expect((await create('Other', other)).status).toBe(201);
+    await t.deps.database.db
+      .update(idempotencyKeys)
+      .set({ createdAt: sql`now() - interval '25 hours'` })
+      .where(eq(idempotencyKeys.key, other));
+    await deleteExpiredKeys(t.deps);
+    const left = await t.deps.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, other));
+    expect(left).toEqual([]);
+    const kept = await t.deps.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, idem));
+    expect(kept).toHaveLength(1);
   });
 
   it('rejects a key longer than 255 characters with 422', async () => {
