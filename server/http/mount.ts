@@ -1,6 +1,6 @@
 import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { Operation } from '../../shared/contracts/common.js';
+import { declaresHeader, type Operation } from '../../shared/contracts/common.js';
 import { authorize } from './auth.js';
 import type { AppEnv, Reply } from './context.js';
 import { idempotency, publicIdempotency } from './idempotency.js';
@@ -26,15 +26,9 @@ export function mount<R extends Operation & RouteConfig>(
   if (op.method === 'post' && op['x-scope'] !== 'public') middleware.push(idempotency);
   // The credential-less POSTs under /v1 keep theirs too, unless they define the header themselves
   // (a sandbox's key makes its token).
-  else if (op.method === 'post' && op.path.startsWith('/v1/') && !declaresKeyHeader(op)) {
+  else if (op.method === 'post' && op.path.startsWith('/v1/') && !declaresHeader(op, 'idempotency-key')) {
     middleware.push(publicIdempotency);
   }
   if (op.path.startsWith('/v1/') && op.request?.body) middleware.push(storableJson);
   app.openapi({ ...op, middleware } as R, handler as never);
-}
-
-/** Whether an operation declares Idempotency-Key among its own request headers. */
-function declaresKeyHeader(op: RouteConfig): boolean {
-  const headers = op.request?.headers as { shape?: Record<string, unknown> } | undefined;
-  return Boolean(headers?.shape && 'idempotency-key' in headers.shape);
 }

@@ -107,10 +107,6 @@ function clean(s: string): string {
 }
 
 /**
- * Sets an own property. A plain assignment to "__proto__" would replace the prototype instead, and
- * the field would vanish from the stored data.
- */
-/**
  * An own data property, whatever the key: plain assignment (fast) for every key but `__proto__`,
  * whose assignment would set the object's prototype instead of storing a field.
  */

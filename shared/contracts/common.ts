@@ -167,7 +167,8 @@ const IDEMPOTENCY_KEY_PUBLIC = {
 
 type Parameters = NonNullable<RouteConfig['parameters']>;
 
-function declaresHeader(route: Omit<RouteConfig, 'path'>, name: string): boolean {
+/** Whether an operation declares the header `name` (lowercase) among its own request headers. */
+export function declaresHeader(route: Omit<RouteConfig, 'path'>, name: string): boolean {
   const headers = route.request?.headers as { shape?: Record<string, unknown> } | undefined;
   return Boolean(headers?.shape && name in headers.shape);
 }
