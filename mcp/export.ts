@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ops } from '../shared/contracts/index.js';
+import { shellWord as shellQuote } from '../shared/shell.js';
 import type { ToolRun } from './context.js';
 import { errorResult, okResult } from './results.js';
 import type { OperationTool } from './tools.js';
@@ -55,8 +56,8 @@ export async function exportPreview(
   const file = `${id}.${format}`;
   const flags = given.map(([k, v]) => ` --${k} ${shellQuote(v)}`).join('');
   const download = {
-    cli: `formsvc forms export ${id} --format ${format}${flags} > ${file}`,
-    curl: `curl -fsS -H "Authorization: Bearer $FORMSVC_API_KEY" -o ${file} ${shellQuote(url)}`,
+    cli: `formsvc forms export ${shellQuote(id)} --format ${format}${flags} > ${shellQuote(file)}`,
+    curl: `curl -fsS -H "Authorization: Bearer $FORMSVC_API_KEY" -o ${shellQuote(file)} ${shellQuote(url)}`,
     url,
   };
   const list = res.data as { data: unknown[]; next_cursor: string | null };
@@ -66,5 +67,3 @@ export async function exportPreview(
     `${more ? ' (there are more)' : ''}. Download the whole ${format.toUpperCase()} with: ${download.cli}`;
   return okResult(summary, { first_rows: list.data, more, download });
 }
-
-const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);

@@ -87,6 +87,13 @@ export function buildApp(deps: Deps) {
     else if (c.req.path !== '/healthz') deps.log.info({ ...line, status: c.res.status }, 'request');
   });
 
+  // API answers hold an organization's data and one-time secrets: no shared or browser cache
+  // keeps them (errors included). A route that set its own Cache-Control keeps it.
+  app.use('/v1/*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
+
   app.use(
     '/v1/*',
     bodyLimit({

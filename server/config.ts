@@ -36,7 +36,10 @@ export interface Config {
   workerConcurrency: number;
   workerPerDestination: number;
   logLevel: string;
+  /** CIDRs (or the names `loopback`, `private`) whose requests may name the client IP; default loopback only. */
   trustedProxies: string[];
+  /** Origins (besides the service's own) whose pages and hosts may call POST /mcp (DNS-rebinding guard). */
+  mcpAllowedOrigins: string[];
   /** The edge's client-IP header (e.g. cf-connecting-ip), read only from a trusted peer; unset = X-Forwarded-For only. */
   clientIpHeader: string | undefined;
   /** Slow clients are cut off: all headers within headersTimeoutMs, the whole request within requestTimeoutMs (0: no limit). */
@@ -68,6 +71,24 @@ const int = (v: string | undefined, dflt: number) => {
   const n = Number(v);
   return v !== undefined && v !== '' && Number.isFinite(n) ? n : dflt;
 };
+
+/** Names TRUSTED_PROXIES may use for the usual ranges. */
+const PROXY_RANGES: Record<string, string[]> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  private: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+/**
+ * TRUSTED_PROXIES as CIDRs: `loopback` (the default) and `private` stand for their ranges, so
+ * `TRUSTED_PROXIES=loopback,private` trusts a proxy on the private network as well.
+ */
+function proxyRanges(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .flatMap((s) => PROXY_RANGES[s.toLowerCase()] ?? [s]);
+}
 
 /** Reads the settings of RUNTIME.md once; everything else receives the result. */
 export function loadConfig(env: Env = process.env): Config {
@@ -114,10 +135,18 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: Math.max(1, int(env.WORKER_CONCURRENCY, 16)),
     workerPerDestination: Math.max(1, int(env.WORKER_PER_DESTINATION, 4)),
     logLevel: env.LOG_LEVEL || 'info',
-    trustedProxies: (env.TRUSTED_PROXIES || '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7')
+    trustedProxies: proxyRanges(env.TRUSTED_PROXIES || 'loopback'),
+    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS || '')
       .split(',')
       .map((s) => s.trim())
-      .filter(Boolean),
+      .filter(Boolean)
+      .map((o) => {
+        try {
+          return new URL(o).origin.toLowerCase();
+        } catch {
+          throw new Error(`MCP_ALLOWED_ORIGINS must list origins like https://agent.example.com, not "${o}"`);
+        }
+      }),
     clientIpHeader: env.CLIENT_IP_HEADER?.trim().toLowerCase() || undefined,
     headersTimeoutMs: Math.max(0, int(env.HTTP_HEADERS_TIMEOUT_MS, 20_000)),
     requestTimeoutMs: Math.max(0, int(env.HTTP_REQUEST_TIMEOUT_MS, 60_000)),

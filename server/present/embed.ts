@@ -1,5 +1,6 @@
 /** Embed snippets and the verify curl for a form, with its submit URL baked in. Pasted as is, they work. */
 
+import { shellQuote } from '../../shared/shell.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { humanize } from '../schemas/infer.js';
 
@@ -475,9 +476,10 @@ export function buildVerify(submitUrl: string, allowedOrigins?: unknown) {
   const origin = Array.isArray(allowedOrigins)
     ? allowedOrigins.map((o) => canonicalOrigin(String(o))).find((o) => o !== null)
     : undefined;
-  const originHeader = origin ? ` -H 'Origin: ${origin}'` : '';
+  // Every value is shell-quoted: a stored origin or base URL cannot end the quote and run something.
+  const originHeader = origin ? ` -H ${shellQuote(`Origin: ${origin}`)}` : '';
   return {
-    curl: `curl -sS -X POST '${submitUrl}' -H 'Content-Type: application/json' -H 'Accept: application/json'${originHeader} -d '${body}'`,
+    curl: `curl -sS -X POST ${shellQuote(submitUrl)} -H 'Content-Type: application/json' -H 'Accept: application/json'${originHeader} -d ${shellQuote(body)}`,
     then: 'The answer has submission_id (and deliveries for each route). GET /v1/submissions/{submission_id} shows it with its deliveries.',
   };
 }

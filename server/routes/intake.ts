@@ -47,11 +47,40 @@ function locationOf(value: unknown): string | null {
   }
 }
 
-/** 303 target: _redirect (http(s), and an allowed origin when the form lists some), redirect_url, thanks page. */
+/** The host (name and port) of a URL; null when it is none. */
+function hostOf(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.host.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a post may send its visitor on to `wanted` (an http(s) URL). A form that lists origins
+ * takes a listed one. A form open to every site (no allowed_origins, or "*") takes only the host
+ * the post came from (its Origin, else its Referer) or the host of the form's own redirect_url:
+ * the service's origin is never an open redirect to anywhere.
+ */
+function redirectAllowed(c: Context<AppEnv>, settings: FormRow['settings'], wanted: string): boolean {
+  const allowed = Array.isArray(settings.allowed_origins) ? settings.allowed_origins : [];
+  const listed = allowed.filter((a) => a !== '*');
+  if (listed.length && originAllowed(listed, canonicalOrigin(wanted))) return true;
+  if (listed.length && !allowed.includes('*')) return false;
+  const host = hostOf(wanted);
+  const from = [hostOf(c.req.header('origin')), hostOf(c.req.header('referer')), hostOf(str(settings.redirect_url))];
+  return host !== null && from.includes(host);
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** 303 target: an allowed _redirect (see redirectAllowed), else redirect_url, else the hosted thanks page. */
 function redirectTarget(c: Context<AppEnv>, out: Outcome): string {
   const settings = out.form.settings;
   const wanted = locationOf(out.control.redirect);
-  if (wanted && originAllowed(settings.allowed_origins, canonicalOrigin(wanted))) return wanted;
+  if (wanted && redirectAllowed(c, settings, wanted)) return wanted;
   return locationOf(settings.redirect_url) ?? `${c.get('deps').config.publicBaseUrl}/s/${out.form.id}/thanks`;
 }
 

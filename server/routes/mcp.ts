@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { McpContext } from '../../mcp/context.js';
 import { mcpOps } from '../../shared/contracts/mcp.js';
 import { authorize, hasScope } from '../http/auth.js';
+import { callerGuardOf } from '../http/caller-origin.js';
 import type { Actor, AppEnv, Ctx } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
@@ -57,6 +58,12 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       },
     }),
   );
+
+  // DNS rebinding: a page that got our address under its own name is refused before anything runs.
+  app.use('/mcp', async (c, next) => {
+    callerGuardOf(c.get('deps').config)(c.req.header('host'), c.req.header('origin'));
+    await next();
+  });
 
   mount(app, mcpOps.call, async (c) => {
     let actor: Actor | null = null;

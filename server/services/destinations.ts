@@ -18,7 +18,7 @@ import { destinations, organizations, routes } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
-import { presentDestination, SECRET_KEYS } from '../present/destinations.js';
+import { CREDENTIAL_URL_TYPES, presentDestination, redactedUrl, SECRET_KEYS } from '../present/destinations.js';
 import { setDestinationEnabled } from '../worker/disable.js';
 import { blockedKind } from '../worker/ssrf.js';
 import { routeOf } from './next-steps.js';
@@ -108,8 +108,16 @@ export function chatUrlWarnings(type: DestinationType, config: Config): string[]
   ];
 }
 
+const isRedactedUrl = (stored: unknown, value: unknown) =>
+  value === REDACTED || (typeof stored === 'string' && value === redactedUrl(stored));
+
 /** PATCH merge: a key set to null is removed; a secret (or header value) left out or sent as REDACTED is kept. */
-function mergeConfig(type: DestinationType, stored: Config, patch: Config): Config {
+function mergeConfig(type: DestinationType, stored: Config, given: Config): Config {
+  const patch: Config = { ...given };
+  // A chat URL read back (redacted) and sent again means the stored one: it is kept.
+  if (CREDENTIAL_URL_TYPES.includes(type)) {
+    for (const k of ['url', 'webhook_url']) if (isRedactedUrl(stored.url, patch[k])) delete patch[k];
+  }
   const out: Config = { ...stored };
   if ((type === 'slack' || type === 'discord') && patch.webhook_url != null) delete out.url;
   for (const [key, value] of Object.entries(patch)) {

@@ -4,6 +4,7 @@ import type { EraseBody, EraseResult } from '../../shared/contracts/submissions.
 import { attachments, deliveries, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
+import { eraseAddressTraces } from './erase-trace.js';
 import { getFormRow } from './forms.js';
 import { sha256 } from './secrets.js';
 import { addressCondition } from './submission-search.js';
@@ -25,7 +26,8 @@ export type EraseInput = z.output<typeof EraseBody>;
  * rows, since monthly counts read them, but keep no personal data: payload, last response and
  * last error are replaced, and a delivery still to send is ended as skipped (reason `erased`).
  * A digest delivery that lists one of them keeps only its id in that list, and no last response
- * or last error.
+ * or last error. The address is also replaced wherever a receiver's words copied it into the
+ * organization's event log or system-webhook deliveries (see erase-trace.ts).
  * One `submissions.erased` event records the count and a SHA-256 of the address, never the
  * address. `dry_run` only counts. Files are removed after each batch commits.
  */
@@ -100,6 +102,8 @@ export async function eraseSubmissions(
     );
     if (batch.deleted < ERASE_BATCH) break;
   }
+  // The address may also have been copied into the event log and system-webhook deliveries.
+  await db.transaction((tx) => eraseAddressTraces(tx, actor.orgId, address));
   const { dispatched } = await appendEvent(db, {
     orgId: actor.orgId,
     type: 'submissions.erased',

@@ -171,7 +171,8 @@ async function csvColumns(
       select field_name as field from ${attachments} where org_id = ${orgId} and form_id = ${form.id}
       group by field_name order by min(id)`)
   ).map((r) => r.field);
-  const header = [...FIXED, ...fields, ...fileFields.map((f) => `${f}_url`)];
+  // Field names come from whoever posts to the form: header cells get the formula guard as data cells do.
+  const header = [...FIXED, ...fields.map(guard), ...fileFields.map((f) => guard(`${f}_url`))];
   return {
     header,
     hasFiles: fileFields.length > 0,

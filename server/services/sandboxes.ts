@@ -10,6 +10,7 @@ import type {
   SandboxRead,
 } from '../../shared/contracts/sandboxes.js';
 import { newId } from '../../shared/ids.js';
+import { shellWord } from '../../shared/shell.js';
 import type { Db } from '../db/client.js';
 import { forms, organizations, sandboxes, submissions, users } from '../db/schema.js';
 import type { Actor, Deps } from '../http/context.js';
@@ -454,6 +455,8 @@ export async function claimPage(deps: Deps, id: string) {
   const now = deps.now();
   const base = deps.config.publicBaseUrl;
   const safeId = esc(id);
+  // Shell lines: each value quoted for the shell, then escaped for the page.
+  const sh = (v: string) => esc(shellWord(v));
   const state = !s
     ? '<p>This sandbox does not exist (any more). Sandboxes are deleted 24 hours after they are created.</p>'
     : effectiveStatus(s, now) === 'active'
@@ -469,11 +472,11 @@ ${state}
 <p>Claiming moves the sandbox form into your organization. It keeps its id and submit URL; its test submissions come along and stay inert. You need the <code>sandbox_token</code> answered when the sandbox was created, and an API key with the manage scope.</p>
 <h2>With the CLI</h2>
 <pre><code>npx formsvc login
-npx formsvc sandboxes claim ${safeId} --token &lt;sandbox_token&gt;</code></pre>
+npx formsvc sandboxes claim ${sh(id)} --token &lt;sandbox_token&gt;</code></pre>
 <h2>With the API</h2>
-<pre><code>curl -sS -X POST ${esc(base)}/v1/auth/request-code -H 'Content-Type: application/json' -d '{"email":"you@example.com"}'
-curl -sS -X POST ${esc(base)}/v1/auth/verify-code -H 'Content-Type: application/json' -d '{"email":"you@example.com","code":"123456"}'
-curl -sS -X POST ${esc(base)}/v1/sandboxes/${safeId}/claim -H "Authorization: Bearer $API_KEY" -H "Service-Sandbox-Token: $SANDBOX_TOKEN"</code></pre>
+<pre><code>curl -sS -X POST ${sh(`${base}/v1/auth/request-code`)} -H 'Content-Type: application/json' -d '{"email":"you@example.com"}'
+curl -sS -X POST ${sh(`${base}/v1/auth/verify-code`)} -H 'Content-Type: application/json' -d '{"email":"you@example.com","code":"123456"}'
+curl -sS -X POST ${sh(`${base}/v1/sandboxes/${encodeURIComponent(id)}/claim`)} -H "Authorization: Bearer $API_KEY" -H "Service-Sandbox-Token: $SANDBOX_TOKEN"</code></pre>
 <p>Then create a destination and a route, and send a new test submission to see it delivered. <a href="${esc(base)}/llms.txt">llms.txt</a> walks through it.</p>
 </main>
 </body>

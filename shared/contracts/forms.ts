@@ -1,3 +1,4 @@
+import { isAllowedOriginEntry, ORIGIN_RULE } from '../origins.js';
 import {
   body,
   createdOrExisting,
@@ -42,7 +43,17 @@ export const Challenge = z
 /** Known settings keys; unknown keys are kept as given (the spec calls settings free-form). */
 export const FormSettings = z
   .looseObject({
-    allowed_origins: z.array(z.string().min(1).max(300)).max(100).optional(),
+    allowed_origins: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(300)
+          .refine(isAllowedOriginEntry, { message: `must be "*" or ${ORIGIN_RULE}` }),
+      )
+      .max(100)
+      .optional()
+      .meta({ description: `sites that may post: "*" or origins, each ${ORIGIN_RULE}` }),
     rate_limit: RateLimit.nullable().optional(),
     honeypot_field: z.string().min(1).max(100).optional(),
     redirect_url: z.url().max(2000).nullable().optional(),

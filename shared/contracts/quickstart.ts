@@ -1,3 +1,4 @@
+import { isPlainOrigin, ORIGIN_RULE } from '../origins.js';
 import { body, errors, json, NextStep, op, z } from './common.js';
 import { Destination } from './destinations.js';
 import { Embed, Form, Verify } from './forms.js';
@@ -23,6 +24,7 @@ export const QuickstartBody = z
     origin: z
       .url({ protocol: /^https?$/ })
       .max(2000)
+      .refine(isPlainOrigin, { message: `must be ${ORIGIN_RULE}` })
       .optional()
       .meta({ description: "the site's origin: added to the form's settings.allowed_origins" }),
     notify_email: z

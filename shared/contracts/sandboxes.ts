@@ -1,3 +1,4 @@
+import { isPlainOrigin, ORIGIN_RULE } from '../origins.js';
 import { errors, json, NextStep, op, Timestamp, z } from './common.js';
 import { Embed, Form, Verify } from './forms.js';
 import { SANDBOX_CLAIM, SANDBOX_TOKEN } from './security.js';
@@ -57,7 +58,12 @@ export const SandboxCreated = z
 export const CreateSandboxBody = z
   .strictObject({
     name: z.string().min(1).max(100),
-    origin: z.url().max(300).optional().meta({ description: 'the site that will post; stored as its origin' }),
+    origin: z
+      .url()
+      .max(300)
+      .refine(isPlainOrigin, { message: `must be ${ORIGIN_RULE}` })
+      .optional()
+      .meta({ description: 'the site that will post; stored as its origin' }),
     claim_email: z.email().max(254).optional().meta({ description: 'only this person may claim the sandbox' }),
   })
   .meta({ id: 'CreateSandboxBody' });

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { attachments, deliveries, events, submissions } from '../../server/db/schema.js';
+import { attachments, deliveries, events, submissions, systemWebhookDeliveries } from '../../server/db/schema.js';
+import { newId } from '../../shared/ids.js';
 import { createForm, seedAttachment, seedDelivery, seedSubmission } from '../helpers/seed.js';
 import { tenantApp } from '../helpers/tenant.js';
 
@@ -51,9 +52,63 @@ async function people(addr: string) {
     lastResponse: { status: 200, body: `got ${addr} and another` },
     lastError: `receiver choked on ${addr}`,
   });
+  const traces = await plantTraces(addr, f1);
   const otherForm = await createForm(t, otherKey);
   const theirs = await seedSubmission(t, { orgId: otherOrgId, formId: otherForm, data: { email: addr } });
-  return { f1, f2, a, b, file, sent, pending, bystander, theirs, otherForm, digest, item };
+  return { f1, f2, a, b, file, sent, pending, bystander, theirs, otherForm, digest, item, traces };
+}
+
+/**
+ * The address where receivers' words copied it: a delivery.dead event's data.error, a
+ * destination.failing event's data.last_error, and a system-webhook delivery's payload (that
+ * event), last response and last error. A bystander's longer address beside it must stay.
+ */
+async function plantTraces(addr: string, formId: string) {
+  const db = t.deps.database.db;
+  const now = new Date();
+  const bystander = `other.${addr}`;
+  const [dead, failing] = await db
+    .insert(events)
+    .values([
+      {
+        id: newId('event'),
+        orgId,
+        type: 'delivery.dead',
+        subject: { delivery_id: 'dl_x', form_id: formId },
+        data: {
+          attempts: 5,
+          status_code: 422,
+          error: `HTTP 422: ${addr.toUpperCase()} is not on the list; ${bystander} is`,
+        },
+        createdAt: now,
+      },
+      {
+        id: newId('event'),
+        orgId,
+        type: 'destination.failing',
+        subject: { destination_id: 'ds_x' },
+        data: { consecutive_failures: 3, last_error: `answered 500: unknown user <${addr}>` },
+        createdAt: now,
+      },
+    ])
+    .returning();
+  const [hook] = await db
+    .insert(systemWebhookDeliveries)
+    .values({
+      id: newId('webhookDelivery'),
+      orgId,
+      webhookId: 'wh_x',
+      eventId: dead.id,
+      eventType: dead.type,
+      status: 'dead',
+      maxAttempts: 10,
+      payload: { id: dead.id, type: dead.type, data: dead.data },
+      lastResponse: { status: 400, body: `no such contact ${addr}` },
+      lastError: `HTTP 400: no such contact ${addr}`,
+      createdAt: now,
+    })
+    .returning();
+  return { dead, failing, hook, bystander };
 }
 
 describe('POST /v1/submissions/erase', () => {
@@ -114,6 +169,36 @@ describe('POST /v1/submissions/erase', () => {
     expect(JSON.stringify(logged).toLowerCase()).not.toContain(addr.toLowerCase());
     const listed = await t.api('GET', '/v1/events?type=submissions.erased', key);
     expect(listed.status).toBe(200);
+
+    // The event log and system-webhook deliveries keep their rows, without the address; the
+    // bystander's longer address beside it stays.
+    const [dead] = await t.deps.database.db.select().from(events).where(eq(events.id, p.traces.dead.id));
+    const [failing] = await t.deps.database.db.select().from(events).where(eq(events.id, p.traces.failing.id));
+    const [hook] = await t.deps.database.db
+      .select()
+      .from(systemWebhookDeliveries)
+      .where(eq(systemWebhookDeliveries.id, p.traces.hook.id));
+    expect(dead.data.error).toBe(`HTTP 422: [erased] is not on the list; ${p.traces.bystander} is`);
+    expect(failing.data.last_error).toBe('answered 500: unknown user <[erased]>');
+    expect(hook).toMatchObject({ lastResponse: { status: 400, body: 'no such contact [erased]' } });
+    expect(hook.lastError).toBe('HTTP 400: no such contact [erased]');
+    expect((hook.payload as { data: { error: string } }).data.error).toContain('[erased] is not on the list');
+    const everything = JSON.stringify({
+      events: await t.deps.database.db.select().from(events).where(eq(events.orgId, orgId)),
+      hooks: await t.deps.database.db
+        .select()
+        .from(systemWebhookDeliveries)
+        .where(eq(systemWebhookDeliveries.orgId, orgId)),
+      deliveries: await t.deps.database.db.select().from(deliveries).where(eq(deliveries.orgId, orgId)),
+      submissions: await t.deps.database.db.select().from(submissions).where(eq(submissions.orgId, orgId)),
+    })
+      .toLowerCase()
+      .replaceAll(`other.${addr.toLowerCase()}`, '');
+    expect(everything).not.toContain(addr.toLowerCase());
+    const read = await t.api('GET', '/v1/events?type=delivery.dead', key);
+    expect(JSON.stringify(read.json).toLowerCase().replaceAll(`other.${addr.toLowerCase()}`, '')).not.toContain(
+      addr.toLowerCase(),
+    );
 
     // Nothing is left to find: a second request matches nothing.
     expect((await erase({ email: addr })).json).toMatchObject({ matched: 0, deleted: 0 });

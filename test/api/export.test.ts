@@ -142,6 +142,26 @@ describe('GET /v1/forms/{id}/submissions/export?format=csv', () => {
     });
   });
 
+  it('guards header cells against formulas as it guards data cells, file field names included', async () => {
+    const formId = await createForm(t, key);
+    const hostile = ['=HYPERLINK("http://x.example","y")', "=cmd|' /C calc'!A0", '+cmd', '@key', '-2+3', '\tx'];
+    const a = await seedSubmission(t, {
+      orgId,
+      formId,
+      data: Object.fromEntries([...hostile.map((h) => [h, 'v']), ['plain', 'p']]),
+    });
+    await seedAttachment(t, { orgId, formId, submissionId: a.id, fieldName: '=IMPORTXML(A1)' });
+    await seedAttachment(t, { orgId, formId, submissionId: a.id, fieldName: '@file' });
+    const r = await exportOf(formId);
+    expect(r.status).toBe(200);
+    const { head } = parseCsv(r.text);
+    expect(head).toEqual(
+      expect.arrayContaining([...hostile.map(expectedCell), 'plain', "'=IMPORTXML(A1)_url", "'@file_url"]),
+    );
+    // No header cell a spreadsheet would run.
+    for (const cell of head) expect(cell, cell).not.toMatch(/^[=+\-@\t\r]/);
+  });
+
   it('takes the list’s filters, and an empty form is the header alone', async () => {
     const formId = await createForm(t, key);
     const empty = await exportOf(formId);

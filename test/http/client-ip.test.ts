@@ -6,8 +6,33 @@ import { loadConfig } from '../../server/config.js';
 import { forwardedClient, limitKey, trustList } from '../../server/http/ip.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 
-const trusted = trustList(loadConfig({}).trustedProxies);
+/** A proxy chain through the private network: loopback and private ranges trusted. */
+const trusted = trustList(loadConfig({ TRUSTED_PROXIES: 'loopback,private' }).trustedProxies);
 const peer = '127.0.0.1';
+
+describe('TRUSTED_PROXIES', () => {
+  it('trusts loopback only by default; `private` adds the private ranges, CIDRs are taken as written', () => {
+    expect(loadConfig({}).trustedProxies).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(loadConfig({ TRUSTED_PROXIES: 'loopback, Private' }).trustedProxies).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      'fc00::/7',
+    ]);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.1.0.0/16,loopback' }).trustedProxies).toEqual([
+      '10.1.0.0/16',
+      '127.0.0.0/8',
+      '::1/128',
+    ]);
+    // By default a private address in the chain is a client, not a proxy: it cannot hide the hop before it.
+    const byDefault = trustList(loadConfig({}).trustedProxies);
+    expect(forwardedClient('203.0.113.5, 10.0.0.2', peer, byDefault)).toBe('10.0.0.2');
+    expect(forwardedClient('203.0.113.5, 10.0.0.2', peer, trusted)).toBe('203.0.113.5');
+    expect(forwardedClient('203.0.113.5', '10.0.0.9', byDefault)).toBe('10.0.0.9');
+  });
+});
 
 describe('X-Forwarded-For, read from the right past trusted proxies', () => {
   it('takes the first hop of an honest chain', () => {

@@ -119,9 +119,57 @@ describe('answers to a browser’s form post', () => {
       expect(r.headers.get('location')).toBe('https://example.com/done');
     }
     // Non-ASCII is percent-encoded: every Location is a valid header.
-    const u = await browserPost(id, `_redirect=${encodeURIComponent('https://example.org/grüße?q=ü')}`);
+    const u = await browserPost(id, `_redirect=${encodeURIComponent('https://example.org/grüße?q=ü')}`, {
+      origin: 'https://example.org',
+    });
     expect(u.status).toBe(303);
     expect(u.headers.get('location')).toBe('https://example.org/gr%C3%BC%C3%9Fe?q=%C3%BC');
+  });
+
+  it('a form open to every site follows _redirect only to the host the post came from (or its redirect_url’s)', async () => {
+    const id = await form();
+    const thanks = `http://127.0.0.1:8787/s/${id}/thanks`;
+    const to = (target: string, headers: Record<string, string> = {}) =>
+      browserPost(id, `name=r&_redirect=${encodeURIComponent(target)}`, headers).then((r) => {
+        expect(r.status).toBe(303);
+        return r.headers.get('location');
+      });
+    // No Origin and no Referer: nobody vouches for the target.
+    expect(await to('https://evil.example/phish')).toBe(thanks);
+    // Another host than the posting site's, whatever the scheme or a look-alike suffix.
+    expect(await to('https://evil.example/phish', { origin: 'https://shop.example' })).toBe(thanks);
+    expect(await to('https://shop.example.evil.example/x', { origin: 'https://shop.example' })).toBe(thanks);
+    expect(await to('https://shop.example:8443/x', { origin: 'https://shop.example' })).toBe(thanks);
+    expect(await to('https://evil.example/', { referer: 'https://shop.example/contact' })).toBe(thanks);
+    // The posting site's own host, by Origin or by Referer (Origin "null" falls back to Referer).
+    expect(await to('https://shop.example/thanks', { origin: 'https://shop.example' })).toBe(
+      'https://shop.example/thanks',
+    );
+    expect(await to('http://shop.example/ok', { origin: 'null', referer: 'https://shop.example/contact' })).toBe(
+      'http://shop.example/ok',
+    );
+    // "*" is open to every site too: the same rule.
+    const any = await form({ allowed_origins: ['*'] });
+    const r = await browserPost(any, `_redirect=${encodeURIComponent('https://evil.example/')}`, {
+      origin: 'https://shop.example',
+    });
+    expect(r.headers.get('location')).toBe(`http://127.0.0.1:8787/s/${any}/thanks`);
+    // The host of the form's own redirect_url is the owner's: followed; another falls back to redirect_url.
+    const own = await form({ redirect_url: 'https://owner.example/done' });
+    const ok = await browserPost(own, `_redirect=${encodeURIComponent('https://owner.example/other')}`);
+    expect(ok.headers.get('location')).toBe('https://owner.example/other');
+    const no = await browserPost(own, `_redirect=${encodeURIComponent('https://evil.example/')}`);
+    expect(no.headers.get('location')).toBe('https://owner.example/done');
+    // A form that lists origins follows a listed one only, as before.
+    const listed = await form({ allowed_origins: ['https://good.example'] });
+    const l1 = await browserPost(listed, `_redirect=${encodeURIComponent('https://good.example/t')}`, {
+      origin: 'https://good.example',
+    });
+    expect(l1.headers.get('location')).toBe('https://good.example/t');
+    const l2 = await browserPost(listed, `_redirect=${encodeURIComponent('https://evil.example/t')}`, {
+      origin: 'https://good.example',
+    });
+    expect(l2.headers.get('location')).toBe(`http://127.0.0.1:8787/s/${listed}/thanks`);
   });
 
   it('the preflight from any origin lets the browser send its POST; an unknown form is 404', async () => {

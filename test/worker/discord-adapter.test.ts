@@ -49,6 +49,19 @@ describe('discord adapter: the message', () => {
     expect(escapeDiscord('a_b|c')).toBe('a\\_b\\|c');
   });
 
+  it('a newline or a leading * > # - in a value or name cannot forge a line, a field or a heading', async () => {
+    const { req } = await send({ note: 'fine\nadmin: approved\n# Heading\n> quote', '- boss': '* item', n: '-1' });
+    expect(req.json.content).toBe(
+      '**New submission: Contact us**\nnote: fine↵admin: approved↵\\# Heading↵\\> quote\n\\- boss: \\* item\nn: \\-1',
+    );
+    for (const line of req.json.content.split('\n').slice(1)) expect(line, line).not.toMatch(/^(admin|#|>|-|\*)/);
+    expect(req.json.embeds[0].fields.map((f: { name: string; value: string }) => [f.name, f.value])).toEqual([
+      ['note', 'fine↵admin: approved↵\\# Heading↵\\> quote'],
+      ['\\- boss', '\\* item'],
+      ['n', '\\-1'],
+    ]);
+  });
+
   it('renders the template into content; one that renders empty falls back to the default', async () => {
     const a = await send({ name: '**Ada**' }, { template: 'New lead: {{ data.name }}' });
     expect(a.req.json.content).toBe('New lead: \\*\\*Ada\\*\\*');

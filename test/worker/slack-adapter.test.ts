@@ -50,6 +50,27 @@ describe('slack adapter: the message', () => {
     expect(escapeSlack('<@U1> & <#C1>')).toBe('&lt;@U1&gt; &amp; &lt;#C1&gt;');
   });
 
+  it('a newline or a leading * > # - in a value or name cannot forge a line, a field or a quote', async () => {
+    const { req } = await send(
+      { note: 'fine\nadmin: approved\r\n> quoted', '*boss*': '- item', head: '# Title' },
+      { template: '{{ data.note }}\n{{ data.head }}' },
+    );
+    // The template's own line break stays; the values' breaks are shown as ↵.
+    expect(req.json.text).toBe('fine↵admin: approved↵&gt; quoted\n\u200b# Title');
+    const lines = req.json.text.split('\n');
+    expect(lines.some((l: string) => /^(admin|&gt;|>|#|-|\*)/.test(l))).toBe(false);
+    const sections = req.json.blocks.filter((b: { type: string }) => b.type === 'section');
+    expect(sections.map((b: { text: { text: string } }) => b.text.text)).toEqual([
+      '*note*\nfine↵admin: approved↵&gt; quoted',
+      '*\u200b*boss**\n\u200b- item',
+      '*head*\n\u200b# Title',
+    ]);
+    // No line of any block starts with a marker or holds a forged "name: value" of its own.
+    for (const text of strings(req.json.blocks)) {
+      for (const line of text.split('\n')) expect(line, line).not.toMatch(/^(admin:|&gt;|>|#|-|\*[^*\s]+\*$)/);
+    }
+  });
+
   it('renders the template into text with escaped values; a template that renders empty falls back', async () => {
     const a = await send({ name: '<!here>' }, { template: '<!subteam^S1> {{ data.name }} wrote to {{ form.name }}' });
     expect(a.req.json.text).toBe('<!subteam^S1> &lt;!here&gt; wrote to Contact us');

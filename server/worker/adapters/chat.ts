@@ -49,6 +49,14 @@ export function listLines(lines: string[], max: number, noun: string, sep = '\n'
   return out;
 }
 
+/**
+ * A value on one line: its line breaks are shown as ↵, so it cannot begin a line of its own in a
+ * chat message (a forged "field: value" line, a heading, a quote or a list item).
+ */
+export function oneLine(s: string): string {
+  return s.replace(/\r\n|[\r\n\v\f\u0085\u2028\u2029]/g, '↵');
+}
+
 /** The fields of a message as escaped [name, value] pairs. */
 export function escapedFields(data: Obj, esc: (s: string) => string): [string, string][] {
   return fieldEntries(data).map(([name, value]) => [esc(name), esc(value)]);

@@ -8,6 +8,7 @@ import {
   escapedFields,
   listLines,
   moreText,
+  oneLine,
   postChat,
   submissionLine,
 } from './chat.js';
@@ -33,7 +34,11 @@ export const DISCORD_LIMITS = {
  * off by `allowed_mentions`, so `@everyone` in a value pings nobody.
  */
 export function escapeDiscord(s: string): string {
-  return s.replace(/[\\*_~`|<>#[\]()]/g, '\\$&');
+  // Line breaks shown as ↵, and a leading list marker escaped too (`*`, `>` and `#` always are), so
+  // a value cannot start a line, a heading, a quote or a list item of its own.
+  return oneLine(s)
+    .replace(/[\\*_~`|<>#[\]()]/g, '\\$&')
+    .replace(/^[-+]/, '\\$&');
 }
 
 const field = (name: string, value: string): Field => ({

@@ -8,6 +8,7 @@ import {
   escapedFields,
   listLines,
   moreText,
+  oneLine,
   postChat,
   submissionLine,
 } from './chat.js';
@@ -22,10 +23,15 @@ const SLACK_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': 
 
 /**
  * Slack's escaping of the three control characters: with them escaped, a value cannot write a
- * mention (`<!channel>`, `<@U…>`) or a link (`<https://…|label>`), whatever it holds.
+ * mention (`<!channel>`, `<@U…>`) or a link (`<https://…|label>`), whatever it holds. Its line
+ * breaks are shown as ↵, and a leading `*`, `>`, `#`, `-`, `_`, `~` or backtick gets a zero-width
+ * space before it (Slack has no escape for them), so it cannot open a quote, a list or emphasis
+ * at the start of a line.
  */
 export function escapeSlack(s: string): string {
-  return s.replace(/[&<>]/g, (c) => SLACK_ESCAPES[c]);
+  const flat = oneLine(s);
+  const lead = /^[*>#\-_~`]/.test(flat) ? '\u200b' : '';
+  return lead + flat.replace(/[&<>]/g, (c) => SLACK_ESCAPES[c]);
 }
 
 const header = (text: string) => ({
