@@ -74,16 +74,48 @@ describe('destinations', () => {
       json: { type: 'slack', name: 'S', config: { url: 'https://hooks.slack.com/services/T/B/X', template: 'hi' } },
     });
     expect(slack.status).toBe(201);
-    expect(slack.json.config).toEqual({ url: 'https://hooks.slack.com/services/T/B/X', template: 'hi' });
+    // The URL is the credential: its host and last 4 characters are shown.
+    expect(slack.json.config).toEqual({ url: 'https://hooks.slack.com/[redacted]…/B/X', template: 'hi' });
     const discord = await t.api('POST', '/v1/destinations', key, {
       json: { type: 'discord', name: 'D', config: { webhook_url: 'https://discord.com/api/webhooks/1/x' } },
     });
     expect(discord.status).toBe(201);
-    expect(discord.json.config).toEqual({ url: 'https://discord.com/api/webhooks/1/x' });
+    expect(discord.json.config).toEqual({ url: 'https://discord.com/[redacted]…/1/x' });
     const onlyTg = await t.api('GET', '/v1/destinations?type=telegram&limit=200', key);
     expect(onlyTg.json.data.length).toBeGreaterThan(0);
     expect(onlyTg.json.data.every((d: { type: string }) => d.type === 'telegram')).toBe(true);
     expect(onlyTg.text).not.toContain(email.json.id);
+  });
+
+  it('redacts Slack and Discord webhook URLs to every reader (read keys too); sent back redacted, the URL is kept', async () => {
+    const url = 'https://hooks.slack.com/services/T0001/B0002/SECRETPATHxyz9';
+    const made = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'slack', name: 'Redacted', config: { url } },
+    });
+    expect(made.status).toBe(201);
+    const shown = 'https://hooks.slack.com/[redacted]…xyz9';
+    expect(made.json.config.url).toBe(shown);
+    for (const k of [key, readKey]) {
+      const one = await t.api('GET', `/v1/destinations/${made.json.id}`, k);
+      expect(one.json.config.url).toBe(shown);
+      const list = await t.api('GET', '/v1/destinations?type=slack&limit=200', k);
+      expect(list.text).not.toContain('SECRETPATH');
+      expect(one.text).not.toContain('SECRETPATH');
+    }
+    // A config read back and sent again keeps the stored URL (url or its webhook_url alias).
+    for (const config of [{ url: shown, template: 'x' }, { webhook_url: shown }]) {
+      const patched = await t.api('PATCH', `/v1/destinations/${made.json.id}`, key, { json: { config } });
+      expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+      expect(patched.json.config.url).toBe(shown);
+      const [row] = await t.deps.database.db.select().from(destinations).where(eq(destinations.id, made.json.id));
+      expect(row.config.url).toBe(url);
+    }
+    const discord = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'discord', name: 'D2', config: { url: 'https://discord.com/api/webhooks/123/TOKENabcd' } },
+    });
+    expect((await t.api('GET', `/v1/destinations/${discord.json.id}`, readKey)).json.config.url).toBe(
+      'https://discord.com/[redacted]…abcd',
+    );
   });
 
   it('never returns secrets: create, get, list and patch answer "[redacted]"', async () => {
