@@ -197,4 +197,45 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     const get = await t.request('GET', '/mcp');
     expect(get.status).toBe(405);
   });
+
+  it('refuses a Host or an Origin that is not the service’s own (DNS rebinding): 403 with a hint', async () => {
+    const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const call = (headers: Record<string, string>, env = t) =>
+      env.request('POST', '/mcp', { key: read, json: rpc, headers });
+    for (const headers of [
+      { host: 'rebind.evil.example:8787' },
+      { host: '127.0.0.1:8787', origin: 'http://rebind.evil.example:8787' },
+      { host: '127.0.0.1:8787', origin: 'null' },
+      { origin: 'https://agent.example' },
+    ]) {
+      const r = await call(headers);
+      expect(r.status, JSON.stringify(headers)).toBe(403);
+      expect(r.json.error.code).toBe('forbidden');
+      expect(r.json.error.hint).toContain('MCP_ALLOWED_ORIGINS');
+    }
+    // The service's own names and origins: PUBLIC_BASE_URL, and loopback when it listens there.
+    for (const headers of [
+      {},
+      { host: '127.0.0.1:8787' },
+      { host: 'localhost:8787', origin: 'http://localhost:8787' },
+      { host: '[::1]:8787' },
+      { origin: 'http://127.0.0.1:8787' },
+    ]) {
+      const r = await call(headers);
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+    }
+    // MCP_ALLOWED_ORIGINS adds origins (and their hosts).
+    const wide = await startTestApp({ MCP_ALLOWED_ORIGINS: 'https://agent.example, https://tools.example:8443' });
+    try {
+      const k = (await wide.onboard()).key;
+      const ok = (headers: Record<string, string>) =>
+        wide.request('POST', '/mcp', { key: k, json: rpc, headers }).then((r) => r.status);
+      expect(await ok({ origin: 'https://agent.example' })).toBe(200);
+      expect(await ok({ host: 'agent.example', origin: 'https://tools.example:8443' })).toBe(200);
+      expect(await ok({ origin: 'https://agent.example.evil' })).toBe(403);
+      expect(await ok({ host: 'other.example' })).toBe(403);
+    } finally {
+      await wide.close();
+    }
+  });
 });
