@@ -202,7 +202,7 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const call = (headers: Record<string, string>, env = t) =>
       env.request('POST', '/mcp', { key: read, json: rpc, headers });
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { host: 'rebind.evil.example:8787' },
       { host: '127.0.0.1:8787', origin: 'http://rebind.evil.example:8787' },
       { host: '127.0.0.1:8787', origin: 'null' },
@@ -214,7 +214,7 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
       expect(r.json.error.hint).toContain('MCP_ALLOWED_ORIGINS');
     }
     // The service's own names and origins: PUBLIC_BASE_URL, and loopback when it listens there.
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       {},
       { host: '127.0.0.1:8787' },
       { host: 'localhost:8787', origin: 'http://localhost:8787' },
