@@ -332,8 +332,11 @@ function jsx(k: string, v: string | number): string {
   return /["&]/.test(v) ? ` ${name}={${JSON.stringify(v)}}` : ` ${name}="${v}"`;
 }
 
-/** JSX text: plain when nothing in it is markup, an expression otherwise. */
-const jsxText = (s: string) => (/[{}<>&]/.test(s) || s.trim() !== s ? `{${JSON.stringify(s)}}` : s);
+/**
+ * JSX text: plain when nothing in it is markup, a string-literal expression otherwise (JSX folds a
+ * line break and the spaces around it into one space, so text with one goes in an expression too).
+ */
+const jsxText = (s: string) => (/[{}<>&\r\n\u2028\u2029]/.test(s) || s.trim() !== s ? `{${JSON.stringify(s)}}` : s);
 
 function reactField(f: EmbedField, id: string): string[] {
   const attrs = constraints(f)
