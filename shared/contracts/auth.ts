@@ -114,8 +114,9 @@ export const authOps = {
     path: '/v1/auth/sign-out',
     operationId: 'auth_sign_out',
     tags,
-    summary: 'End the dashboard session of the cookie sent',
+    summary: 'End the dashboard session of the cookie sent (runs every time: no Idempotency-Key answer is kept)',
     security: SESSION_IF_ANY,
+    'x-never-replayed': true,
     responses: { 204: { description: 'Signed out' } },
   }),
 };
