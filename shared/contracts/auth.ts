@@ -94,7 +94,7 @@ export const authOps = {
     request: { body: body(VerifyCodeBody) },
     responses: {
       201: json(VerifyCodeResponse, 'Created'),
-      ...errors('bad_request', 'unauthorized', 'validation_failed'),
+      ...errors('bad_request', 'unauthorized', 'validation_failed', 'rate_limited'),
     },
   }),
   signIn: op('public', {
@@ -106,7 +106,7 @@ export const authOps = {
     request: { body: body(SignInBody) },
     responses: {
       200: json(SessionResponse),
-      ...errors('bad_request', 'unauthorized', 'validation_failed'),
+      ...errors('bad_request', 'unauthorized', 'validation_failed', 'rate_limited'),
     },
   }),
   signOut: op('public', {
