@@ -61,6 +61,13 @@ export interface Config {
   codePerAddress: number;
   codePerIp: number;
   codeWindowS: number;
+  /**
+   * Sign-in limits (docs/authentication.md): wrong code guesses per address, and verify-code or sign-in
+   * requests per client IP, within signInWindowS (429 with Retry-After beyond).
+   */
+  signInGuessesPerAddress: number;
+  signInTriesPerIp: number;
+  signInWindowS: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -165,5 +172,8 @@ export function loadConfig(env: Env = process.env): Config {
     codePerAddress: int(env.CODE_REQUESTS_PER_ADDRESS, 5),
     codePerIp: int(env.CODE_REQUESTS_PER_IP, 30),
     codeWindowS: int(env.CODE_REQUESTS_WINDOW_S, 600),
+    signInGuessesPerAddress: int(env.SIGN_IN_GUESSES_PER_ADDRESS, 5),
+    signInTriesPerIp: int(env.SIGN_IN_TRIES_PER_IP, 60),
+    signInWindowS: Math.max(1, int(env.SIGN_IN_WINDOW_S, 600)),
   };
 }

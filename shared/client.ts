@@ -150,7 +150,7 @@ function appendQuery(url: URL, query: Record<string, unknown> = {}) {
 
 /** Whether the server dedupes this POST by Idempotency-Key, so a retry cannot create twice. */
 export function honoursIdempotencyKey(o: Operation): boolean {
-  if (o.method !== 'post') return false;
+  if (o.method !== 'post' || o['x-never-replayed']) return false;
   if (o['x-scope'] !== 'public') return true; // server/http/mount.ts: every authenticated POST
   // The credential-less POSTs under /v1 keep theirs for 24 h (sign-in by code, sandbox creation), intake per form.
   return o.operationId === 'intake_submit' || o.path.startsWith('/v1/');

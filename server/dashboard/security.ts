@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import type { Deps } from '../http/context.js';
-import { serverKey } from '../services/file-links.js';
+import { sessionCsrf } from '../http/csrf.js';
 import type { DashEnv } from './env.js';
 
 /**
@@ -31,13 +30,8 @@ export const securityHeaders: MiddlewareHandler<DashEnv> = async (c, next) => {
 
 /** The cookie that carries a signed-out visitor's CSRF token (sign-in forms), double-submit style. */
 export const PRE_SESSION_COOKIE = 'formsvc_csrf';
-const KEY_NAME = 'dashboard_csrf';
-
-/** A session's CSRF token: an HMAC of its id under a server key, so it needs no storage and dies with the session. */
-export async function sessionCsrf(deps: Deps, sessionId: string): Promise<string> {
-  const key = await serverKey(deps.database, KEY_NAME);
-  return crypto.createHmac('sha256', key).update(`session:${sessionId}`).digest('base64url');
-}
+/** A session's CSRF token (the one /v1 takes in X-CSRF-Token too). */
+export { sessionCsrf };
 
 /** A signed-out visitor's token: the random value of its pre-session cookie (made on first sight). */
 export function preSessionCsrf(c: Context<DashEnv>): string {

@@ -95,6 +95,26 @@ export const emailCodes = pgTable(
   (t) => [index('email_codes_email').on(t.email, t.createdAt), index('email_codes_ip').on(t.ip, t.createdAt)],
 );
 
+/**
+ * The tries at an email code (verify-code, sign-in): one row per request carrying a code, taken before the
+ * code is compared (wrong until it proves right). The address budget counts its wrong rows in the window,
+ * the per-IP limit every row of the IP (server/services/code-tries.ts).
+ */
+export const codeTries = pgTable(
+  'code_tries',
+  {
+    id: text('id').primaryKey(),
+    email: text('email'),
+    ip: text('ip').notNull(),
+    wrong: boolean('wrong').notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('code_tries_email').on(t.email, t.createdAt).where(sql`wrong`),
+    index('code_tries_ip').on(t.ip, t.createdAt),
+  ],
+);
+
 /** Stored responses of POST requests that carried an Idempotency-Key, per organization (or scope). */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',

@@ -6,6 +6,7 @@ import { SESSION_COOKIE } from '../../shared/contracts/security.js';
 import { apiKeys, memberships, sessions } from '../db/schema.js';
 import { sha256 } from '../services/secrets.js';
 import type { Actor, AppEnv, Deps, KeyScope, Role } from './context.js';
+import { checkCookieRequest } from './csrf.js';
 import { ApiError } from './errors.js';
 
 /** The cookie name lives in the contract, which declares it as the Session security scheme. */
@@ -38,6 +39,8 @@ export function authorize(scope: Scope): MiddlewareHandler<AppEnv> {
     } else {
       const token = getCookie(c, SESSION_COOKIE);
       if (token) actor = await sessionActor(c.get('deps'), token);
+      // The cookie is ambient: a change it authenticates must come from this service's own pages.
+      if (actor?.sessionId) await checkCookieRequest(c, actor.sessionId);
     }
     if (!actor) throw new ApiError('unauthorized', 'Missing or invalid credentials.');
     if (scope === 'session') {
@@ -102,6 +105,21 @@ export async function sessionActor(deps: Deps, token: string): Promise<Actor | n
     sessionId: row.s.id,
   };
 }
+
+/** checkCookieRequest for an operation that reads the cookie without authorize (sign-out). */
+export const cookieOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (token) {
+    const [session] = await c
+      .get('deps')
+      .database.db.select({ id: sessions.id })
+      .from(sessions)
+      .where(eq(sessions.tokenHash, sha256(token)))
+      .limit(1);
+    if (session) await checkCookieRequest(c, session.id);
+  }
+  return next();
+};
 
 /**
  * Sets the session cookie of a sign-in (POST /v1/auth/sign-in and the dashboard's sign-in page):

@@ -60,7 +60,14 @@ export interface Handoff {
 }
 
 export type AppEnv = {
-  Variables: { deps: Deps; actor: Actor; requestId: string; clientIp: string };
+  Variables: {
+    deps: Deps;
+    actor: Actor;
+    requestId: string;
+    clientIp: string;
+    /** The try at an email code this request took (verify-code, sign-in: server/http/code-tries.ts). */
+    codeTry: { id: string };
+  };
 };
 
 export type Ctx = Context<AppEnv>;

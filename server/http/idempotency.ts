@@ -27,59 +27,68 @@ interface Kept {
   cookies: string[];
 }
 
-/** How one kind of operation keeps its keys: where, under which name, and how its answers are stored. */
+/** How one kind of operation keeps its keys: where, and under which name. */
 interface Keeping {
   scope(c: Context<AppEnv>): string;
-  /** the key as the table holds it */
-  name(key: string): string;
-  store(key: string, kept: Kept): { responseBody: string; responseType: string | null };
-  load(key: string, row: { status: number; responseBody: string | null; responseType: string | null }): Kept;
+  /** the key as the table holds it, given the hash of the request (method, path, body) */
+  name(key: string, hash: string): string;
 }
 
-/**
- * Authenticated POSTs: keys per organization, answers stored as sent (they hold no secret that
- * GET would not show; a created key's secret is shown once and made again by nothing).
- */
+/** Authenticated POSTs: keys per organization, named as sent, so another body under a key is told 409. */
 const BY_ORGANIZATION: Keeping = {
   scope: (c) => c.get('actor').orgId,
   name: (key) => key,
-  store: (_key, kept) => ({ responseBody: kept.body, responseType: kept.type }),
-  load: (_key, row) => ({ status: row.status, body: row.responseBody ?? '', type: row.responseType, cookies: [] }),
 };
 
-/** Marks a sealed answer in response_type. */
-const SEALED = 'sealed';
-const sealKey = (key: string) => crypto.createHash('sha256').update(`formsvc idempotency seal\n${key}`).digest();
-
 /**
- * The credential-less POSTs under /v1 (the email-code sign-in, sign-out, the billing webhook):
- * keys in one public scope, kept 24 h. Their answers carry one-time secrets (an API key, a session
- * cookie), so the table holds neither the key nor the answer in the clear: the row is found by a
- * hash of the key, and the answer (Set-Cookie included) is sealed with AES-256-GCM under another
- * hash of the key. Only a client that holds the key can have it answered again.
+ * The credential-less POSTs under /v1 (the email-code sign-in, request-code, the billing webhook):
+ * keys in one public scope, the row named by a hash of the key *and* the request. Another body under
+ * the same key is another row: it runs as a request of its own (a wrong code is answered as a wrong
+ * code, and counts as one) and learns nothing of what the key answered first. Only a request that
+ * repeats the first one exactly (the right code included) finds its answer.
  */
 const PUBLIC: Keeping = {
   scope: () => PUBLIC_SCOPE,
-  name: (key) => sha256(`formsvc idempotency key\n${key}`),
-  store(key, kept) {
-    const iv = crypto.randomBytes(12);
-    const cipher = crypto.createCipheriv('aes-256-gcm', sealKey(key), iv);
-    const sealed = Buffer.concat([cipher.update(JSON.stringify(kept), 'utf8'), cipher.final()]);
-    return { responseBody: Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64'), responseType: SEALED };
-  },
-  load(key, row) {
-    const raw = Buffer.from(row.responseBody ?? '', 'base64');
-    const decipher = crypto.createDecipheriv('aes-256-gcm', sealKey(key), raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    return JSON.parse(text) as Kept;
-  },
+  name: (key, hash) => sha256(`formsvc idempotency key\n${key}\n${hash}`),
 };
+
+/** Marks a sealed answer in response_type (rows of before sealing hold the answer as sent). */
+const SEALED = 'sealed';
+const sealKey = (key: string, hash: string) =>
+  crypto.createHash('sha256').update(`formsvc idempotency seal\n${key}\n${hash}`).digest();
+
+/**
+ * Every kept answer is sealed (AES-256-GCM, Set-Cookie included) under a hash of the key and the
+ * request: answers may hold a one-time secret (a minted API key, a session, a webhook secret), and
+ * the table never holds one in the clear. Only the client that holds the key and sends the same
+ * request again can have it answered.
+ */
+function seal(key: string, hash: string, kept: Kept): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', sealKey(key, hash), iv);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(kept), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+}
+
+function unseal(
+  key: string,
+  hash: string,
+  row: { status: number; responseBody: string | null; responseType: string | null },
+): Kept {
+  if (row.responseType !== SEALED) {
+    return { status: row.status, body: row.responseBody ?? '', type: row.responseType, cookies: [] };
+  }
+  const raw = Buffer.from(row.responseBody ?? '', 'base64');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', sealKey(key, hash), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  return JSON.parse(text) as Kept;
+}
 
 /**
  * Idempotency-Key on POSTs under /v1: the first request with a key runs and its answer is kept; a
- * replay with the same body gets the kept answer, another body 409 idempotency_conflict. A
- * concurrent replay waits for the first to finish, so one resource is made. 5xx answers are not
+ * replay with the same body gets the kept answer, another body 409 idempotency_conflict (in the
+ * public scope another body is another request, see PUBLIC). A concurrent replay waits for the first to finish, so one resource is made. 5xx answers are not
  * kept (the key may be retried).
  */
 function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
@@ -98,8 +107,8 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
     const { database, now } = c.get('deps');
     const db = database.db;
     const scope = keeping.scope(c);
-    const name = keeping.name(key);
     const hash = sha256(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+    const name = keeping.name(key, hash);
     const where = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, name));
 
     const claimed = await db
@@ -123,7 +132,7 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
           throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.');
         }
         if (row.status !== null) {
-          const kept = keeping.load(key, { ...row, status: row.status });
+          const kept = unseal(key, hash, { ...row, status: row.status });
           c.header('Idempotent-Replayed', 'true');
           for (const cookie of kept.cookies) c.header('Set-Cookie', cookie, { append: true });
           return c.body(kept.body, kept.status as 200, { 'content-type': kept.type ?? 'application/json' });
@@ -158,7 +167,7 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
     };
     await db
       .update(idempotencyKeys)
-      .set({ status: res.status, ...keeping.store(key, kept) })
+      .set({ status: res.status, responseBody: seal(key, hash, kept), responseType: SEALED })
       .where(where);
   };
   return (c, next) => run(c, next, 0);
@@ -167,7 +176,7 @@ function keepIdempotency(keeping: Keeping): MiddlewareHandler<AppEnv> {
 /** Idempotency-Key on authenticated POSTs, kept per organization. */
 export const idempotency = keepIdempotency(BY_ORGANIZATION);
 
-/** Idempotency-Key on the credential-less POSTs under /v1, kept 24 h and sealed (see PUBLIC). */
+/** Idempotency-Key on the credential-less POSTs under /v1, named by key and request (see PUBLIC). */
 export const publicIdempotency = keepIdempotency(PUBLIC);
 
 /** Housekeeping: deletes the keys older than 24 h (KEY_TTL_MS), of every scope, a bounded batch per run. */

@@ -23,12 +23,20 @@ export function mount<R extends Operation & RouteConfig>(
     storableParams(!!op.request?.query),
     ...extra,
   ];
-  if (op.method === 'post' && op['x-scope'] !== 'public') middleware.push(idempotency);
-  // The credential-less POSTs under /v1 keep theirs too, unless they define the header themselves
-  // (a sandbox's key makes its token).
-  else if (op.method === 'post' && op.path.startsWith('/v1/') && !declaresHeader(op, 'idempotency-key')) {
-    middleware.push(publicIdempotency);
-  }
+  const keeper = keeperOf(op);
+  if (keeper) middleware.push(keeper);
   if (op.path.startsWith('/v1/') && op.request?.body) middleware.push(storableJson);
   app.openapi({ ...op, middleware } as R, handler as never);
+}
+
+/**
+ * Who keeps an operation's Idempotency-Key answers: authenticated POSTs per organization; the
+ * credential-less POSTs under /v1 in the public scope, unless they define the header themselves (a
+ * sandbox's key makes its token); nobody for an operation on the caller's own credentials
+ * (x-never-replayed: sign-out, switch), which runs every time.
+ */
+function keeperOf(op: Operation & RouteConfig): MiddlewareHandler<AppEnv> | null {
+  if (op.method !== 'post' || op['x-never-replayed']) return null;
+  if (op['x-scope'] !== 'public') return idempotency;
+  return op.path.startsWith('/v1/') && !declaresHeader(op, 'idempotency-key') ? publicIdempotency : null;
 }

@@ -15,6 +15,7 @@ import { apiKeys, emailCodes, sessions } from '../db/schema.js';
 import type { Deps, KeyScope } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { limitKey } from '../http/ip.js';
+import { type CodeTry, releaseCodeTry } from './code-tries.js';
 import { routeOf } from './next-steps.js';
 import { userWithPersonalOrg } from './orgs.js';
 import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from './secrets.js';
@@ -114,10 +115,11 @@ export async function requestCode(deps: Deps, email: string, clientIp: string) {
 }
 
 /**
- * Checks and consumes the newest live code of an address. Every try, right or wrong, first takes
- * one of the code's 5 tries in a single conditional UPDATE, so concurrent guesses cannot get more.
+ * Checks and consumes the newest live code of an address. The caller has taken the request's try
+ * from the address's budget (takeCodeTry); a right code gives it back. Every try also takes one of
+ * the code's own 5 tries in a single conditional UPDATE, so concurrent guesses cannot get more.
  */
-async function consumeCode(deps: Deps, email: string, code: string) {
+async function consumeCode(deps: Deps, email: string, code: string, attempt: CodeTry) {
   const db = deps.database.db;
   const t = deps.now();
   const [row] = await db
@@ -126,32 +128,36 @@ async function consumeCode(deps: Deps, email: string, code: string) {
     .where(and(eq(emailCodes.email, email), isNull(emailCodes.consumedAt), gt(emailCodes.expiresAt, t)))
     .orderBy(desc(emailCodes.id))
     .limit(1);
-  const invalid = () =>
-    new ApiError('unauthorized', 'The code is wrong or has expired.', {
-      hint: `Ask for a new code with ${routeOf(ops.auth.requestCode)}; a code lives 10 minutes and allows 5 tries.`,
-    });
-  if (!row) throw invalid();
+  if (!row) throw invalidCode();
   const live = and(eq(emailCodes.id, row.id), isNull(emailCodes.consumedAt));
   const [tried] = await db
     .update(emailCodes)
     .set({ attempts: sql`${emailCodes.attempts} + 1` })
     .where(and(live, lt(emailCodes.attempts, CODE_MAX_TRIES)))
     .returning({ attempts: emailCodes.attempts });
-  if (!tried) throw invalid();
+  if (!tried) throw invalidCode();
   if (!safeEqual(row.codeHash, codeHash(row.id, code))) {
     if (tried.attempts >= CODE_MAX_TRIES) await db.update(emailCodes).set({ consumedAt: t }).where(live);
-    throw invalid();
+    throw invalidCode();
   }
   const used = await db.update(emailCodes).set({ consumedAt: t }).where(live).returning({ id: emailCodes.id });
-  if (!used.length) throw invalid(); // consumed by a concurrent request
+  if (!used.length) throw invalidCode(); // consumed by a concurrent request
+  await releaseCodeTry(deps, attempt);
 }
+
+/** The one answer to a wrong, spent or expired code (and to anything that must look like one). */
+const invalidCode = () =>
+  new ApiError('unauthorized', 'The code is wrong or has expired.', {
+    hint: `Ask for a new code with ${routeOf(ops.auth.requestCode)}; a code lives 10 minutes, and an address has a small budget of wrong tries across all its codes.`,
+  });
 
 /** Email code → API key, against the user's oldest personal organization (created for a new email). */
 export async function verifyCode(
   deps: Deps,
   body: z.output<typeof VerifyCodeBody>,
+  attempt: CodeTry,
 ): Promise<z.output<typeof VerifyCodeResponse>> {
-  await consumeCode(deps, body.email, body.code);
+  await consumeCode(deps, body.email, body.code, attempt);
   const { user, org, created } = await userWithPersonalOrg(deps.database.db, deps.config, body.email);
   const scopes = [...new Set<KeyScope>(body.scopes ?? ['manage'])];
   const name = body.key_name ?? `agent-${deps.now().toISOString().slice(0, 10)}`;
@@ -184,8 +190,9 @@ export async function verifyCode(
 export async function signIn(
   deps: Deps,
   body: z.output<typeof SignInBody>,
+  attempt: CodeTry,
 ): Promise<{ token: string; expiresAt: Date; body: z.output<typeof SessionResponse> }> {
-  await consumeCode(deps, body.email, body.code);
+  await consumeCode(deps, body.email, body.code, attempt);
   const { user, org, created } = await userWithPersonalOrg(deps.database.db, deps.config, body.email);
   const token = randomToken(48);
   const expiresAt = new Date(deps.now().getTime() + SESSION_DAYS * 86_400_000);

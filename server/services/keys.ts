@@ -7,6 +7,7 @@ import type { Actor, Deps, KeyScope } from '../http/context.js';
 import { notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { presentKey } from '../present/keys.js';
+import { requireManager } from './members.js';
 import { newApiKeySecret } from './secrets.js';
 
 export type KeyRow = typeof apiKeys.$inferSelect & { creatorEmail: string | null };
@@ -70,7 +71,13 @@ export async function getKey(deps: Deps, actor: Actor, id: string) {
   return presentKey(row);
 }
 
+/**
+ * Revokes a key of the organization. Takes what minting one takes: a member's session is refused
+ * (owners and admins only), as is done by requireManager; a manage key may revoke (it could do
+ * everything the revoked key could).
+ */
 export async function revokeKey(deps: Deps, actor: Actor, id: string) {
+  requireManager(actor, 'revoke API keys');
   const done = await deps.database.db
     .update(apiKeys)
     .set({ revokedAt: deps.now() })

@@ -13,17 +13,22 @@ import { routeOf } from './next-steps.js';
 /**
  * Rights, checked here and in invitations.ts:
  * - owner: everything, including owners, role changes to and from owner, and removing anyone;
- * - admin: members and admins (roles between member and admin, removal), invitations (not as owner), keys;
- * - member: read and manage resources; may list members and leave; no member or invitation management;
- * - manage key (no role): list members, list, create (member or admin) and revoke invitations;
+ * - admin: members and admins (roles between member and admin, removal), invitations (not as owner), keys
+ *   (minting and revoking them);
+ * - member: read and manage resources; may list members and leave; no member, invitation or key management;
+ * - manage key (no role): list members, list, create (member or admin) and revoke invitations, revoke keys;
  *   role changes and removals need a person, so a session.
  */
 export function requireManager(actor: Actor, what: string): void {
-  if (actor.kind === 'key' || actor.role === 'owner' || actor.role === 'admin') return;
+  if (manages(actor)) return;
   throw new ApiError('forbidden', `Only an owner or admin can ${what}.`, {
     hint: `Ask an owner or admin of the organization (${routeOf(ops.members.list)} lists them).`,
   });
 }
+
+/** Whether the actor may manage people and keys: a manage key, or an owner's or admin's session. */
+export const manages = (actor: Actor): boolean =>
+  actor.kind === 'key' || actor.role === 'owner' || actor.role === 'admin';
 
 /** The session behind a member-management call; keys have no person to answer for it. */
 export function requireSession(actor: Actor, what: string): asserts actor is Actor & { userId: string } {

@@ -1,5 +1,6 @@
 import type { Deps } from '../http/context.js';
 import { deleteExpiredKeys } from '../http/idempotency.js';
+import { deleteOldCodeTries } from '../services/code-tries.js';
 import { deleteExpiredSandboxes } from '../services/sandboxes.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
 import { releaseHeld } from './quota-release.js';
@@ -24,6 +25,7 @@ export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'retention', run: applyRetention },
   { name: 'sandbox-expiry', run: (deps) => deleteExpiredSandboxes(deps) },
   { name: 'idempotency-expiry', run: (deps) => deleteExpiredKeys(deps) },
+  { name: 'code-tries-expiry', run: (deps) => deleteOldCodeTries(deps) },
   // last: it vacuums what the jobs before it deleted
   { name: 'embedded-vacuum', run: vacuumEmbedded },
 ];

@@ -94,7 +94,7 @@ export const authOps = {
     request: { body: body(VerifyCodeBody) },
     responses: {
       201: json(VerifyCodeResponse, 'Created'),
-      ...errors('bad_request', 'unauthorized', 'validation_failed'),
+      ...errors('bad_request', 'unauthorized', 'validation_failed', 'rate_limited'),
     },
   }),
   signIn: op('public', {
@@ -106,7 +106,7 @@ export const authOps = {
     request: { body: body(SignInBody) },
     responses: {
       200: json(SessionResponse),
-      ...errors('bad_request', 'unauthorized', 'validation_failed'),
+      ...errors('bad_request', 'unauthorized', 'validation_failed', 'rate_limited'),
     },
   }),
   signOut: op('public', {
@@ -114,8 +114,9 @@ export const authOps = {
     path: '/v1/auth/sign-out',
     operationId: 'auth_sign_out',
     tags,
-    summary: 'End the dashboard session of the cookie sent',
+    summary: 'End the dashboard session of the cookie sent (runs every time: no Idempotency-Key answer is kept)',
     security: SESSION_IF_ANY,
+    'x-never-replayed': true,
     responses: { 204: { description: 'Signed out' } },
   }),
 };

@@ -103,6 +103,11 @@ export const IfExists = z.enum(['return', 'error']).optional().meta({
 export type Operation = RouteConfig & {
   operationId: string;
   'x-scope': Scope;
+  /**
+   * An operation whose effect is on the caller's own credentials (sign-out, switching the session's
+   * organization): it runs every time, no Idempotency-Key answer is kept or given back for it.
+   */
+  'x-never-replayed'?: boolean;
   security: Security;
   getRoutingPath(): string;
 };
@@ -149,7 +154,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   description:
     'Makes a retry safe: the first request with a key runs and its answer is kept; the same key with the same ' +
     'body gets that answer again (Idempotent-Replayed: true), with another body 409 idempotency_conflict. Kept ' +
-    '24 hours per organization; a repeat after that runs again.',
+    '24 hours per organization, sealed under a hash of the key and the body; a repeat after that runs again.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 } as const;
 
@@ -159,9 +164,11 @@ const IDEMPOTENCY_KEY_PUBLIC = {
   in: 'header',
   required: false,
   description:
-    'Kept 24 hours: a repeat with the same body gets the first answer again (its Set-Cookie too, with the header ' +
-    '`Idempotent-Replayed: true`), another body 409 idempotency_conflict. The answer may hold a one-time secret, so ' +
-    'it is stored sealed under a key derived from this header, which itself is stored only hashed: use a random value.',
+    'Kept 24 hours: a repeat with the same key and the same body gets the first answer again (its Set-Cookie too, ' +
+    'with the header `Idempotent-Replayed: true`); another body under the key runs as a request of its own. The ' +
+    'answer may hold a one-time secret, so it is stored sealed under a hash of this header and the body, and the ' +
+    'header itself only hashed: use a random value. A request carrying an email code counts against the ' +
+    "address's budget of tries whether or not it is a repeat.",
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 } as const;
 
@@ -185,7 +192,10 @@ export function op<P extends string, R extends Omit<RouteConfig, 'path'> & { pat
 ) {
   const security = (route.security as Security | undefined) ?? securityFor(scope);
   const needsKeyHeader =
-    route.method === 'post' && route.path.startsWith('/v1/') && !declaresHeader(route, 'idempotency-key');
+    route.method === 'post' &&
+    route.path.startsWith('/v1/') &&
+    !declaresHeader(route, 'idempotency-key') &&
+    !(route as { 'x-never-replayed'?: boolean })['x-never-replayed'];
   const keyHeader = scope === 'public' ? IDEMPOTENCY_KEY_PUBLIC : { $ref: '#/components/parameters/IdempotencyKey' };
   const parameters = [...(route.parameters ?? []), ...(needsKeyHeader ? [keyHeader] : [])] as Parameters;
   return createRoute({

@@ -53,7 +53,8 @@ export const keyOps = {
     path: '/v1/api-keys/{id}',
     operationId: 'api_keys_revoke',
     tags,
-    summary: 'Revoke an API key; it stops working at once',
+    summary:
+      'Revoke an API key; it stops working at once (a manage key, or the session of an owner or admin: a member gets 403)',
     request: { params: IdParam },
     responses: { 204: { description: 'Revoked' }, ...errors('unauthorized', 'forbidden', 'not_found') },
   }),

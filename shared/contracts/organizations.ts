@@ -108,10 +108,12 @@ export const organizationOps = {
     summary:
       "Make another organization the session's active one (session of a member only; an API key belongs to one organization)",
     security: SESSION_ONLY,
+    // Its effect is on the caller's own session: a repeat switches again rather than answering the first.
+    'x-never-replayed': true,
     request: { params: IdParam },
     responses: {
       200: json(Organization),
-      ...errors('unauthorized', 'forbidden', 'not_found', 'idempotency_conflict'),
+      ...errors('unauthorized', 'forbidden', 'not_found'),
     },
   }),
 };

@@ -219,7 +219,7 @@ describe('POST /v1/auth/verify-code', () => {
     expect((await verify({ email, code })).status).toBe(201);
   });
 
-  it('answers 401 for a wrong code, and kills the code after 5 wrong tries', async () => {
+  it('answers 401 for a wrong code, and refuses the address with 429 after 5 wrong tries', async () => {
     const email = fresh('tries');
     const code = await requestCode(email);
     for (let i = 0; i < 5; i += 1) {
@@ -228,7 +228,10 @@ describe('POST /v1/auth/verify-code', () => {
       expect(r.json.error.code).toBe('unauthorized');
       expect(r.json.error.hint).toMatch(/request-code/);
     }
-    expect((await verify({ email, code })).status).toBe(401);
+    // The address's budget is spent (it used to be 401: the code was killed): 429 even for the right code.
+    const spent = await verify({ email, code });
+    expect(spent.status).toBe(429);
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('accepts the right code after fewer than 5 wrong tries', async () => {
@@ -245,7 +248,7 @@ describe('POST /v1/auth/verify-code', () => {
     expect(results.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
     const [row] = await t.deps.database.db.select().from(emailCodes).where(eq(emailCodes.email, email));
     expect(row.attempts).toBe(5);
-    expect((await verify({ email, code })).status).toBe(401);
+    expect((await verify({ email, code })).status).toBe(429);
   });
 
   it('answers 401 for an expired code', async () => {

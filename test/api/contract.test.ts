@@ -142,18 +142,20 @@ describe('/openapi.json is a contract standard tools accept', () => {
     expect(Object.keys(download.content)).toContain('*/*');
   });
 
-  it('declares Idempotency-Key on every POST under /v1 and on the intake', () => {
+  it('declares Idempotency-Key on every POST under /v1 and on the intake, but those never replayed', () => {
     const posts = documentOperations(doc).filter(
       (o) => o.method === 'post' && (o.path.startsWith('/v1/') || o.path === '/s/{formId}'),
     );
     expect(posts.length).toBeGreaterThan(20);
+    const never: string[] = [];
     for (const { key, item } of posts) {
       const names = (item.parameters ?? []).map(resolveParam).filter((p: any) => p.in === 'header');
-      expect(
-        names.some((p: any) => p.name.toLowerCase() === 'idempotency-key'),
-        key,
-      ).toBe(true);
+      const declared = names.some((p: any) => p.name.toLowerCase() === 'idempotency-key');
+      // An operation on the caller's own credentials runs every time: it takes no key (issue 28, point 7).
+      if (item['x-never-replayed']) never.push(key);
+      expect(declared, key).toBe(!item['x-never-replayed']);
     }
+    expect(never.sort()).toEqual(['POST /v1/auth/sign-out', 'POST /v1/organizations/{id}/switch']);
   });
 
   it('answers 401 without credentials on every operation whose contract requires them', async () => {

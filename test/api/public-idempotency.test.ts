@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys } from '../../server/db/schema.js';
 import { deleteExpiredKeys, PUBLIC_SCOPE } from '../../server/http/idempotency.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { signIn } from '../helpers/session.js';
 
 let t: TestEnv;
 
@@ -65,14 +66,22 @@ describe('Idempotency-Key on the credential-less POSTs under /v1', () => {
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key))).toBe(true);
   });
 
-  it('answers another body under the same key 409 idempotency_conflict', async () => {
+  // Changed by issue 28 (point 2): a 409 told a guesser the key was taken with another body; now
+  // another body under a public key is a request of its own, and learns nothing of the first.
+  it('runs another body under the same key as a request of its own (no 409, nothing replayed)', async () => {
     const key = crypto.randomUUID();
-    const a = await post('/v1/auth/request-code', { email: fresh('one') }, key);
+    const one = fresh('one');
+    const two = fresh('two');
+    const before = t.smtp.messages.length;
+    const a = await post('/v1/auth/request-code', { email: one }, key);
     expect(a.status).toBe(200);
-    const b = await post('/v1/auth/request-code', { email: fresh('two') }, key);
-    expect(b.status).toBe(409);
-    expect(b.json.error.code).toBe('idempotency_conflict');
-    expect(b.json.error.hint).toBeTruthy();
+    const b = await post('/v1/auth/request-code', { email: two }, key);
+    expect(b.status).toBe(200);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    await t.smtp.waitFor((m) => t.smtp.messages.indexOf(m) >= before && m.to.includes(two));
+    // The same body again is still a replay.
+    const again = await post('/v1/auth/request-code', { email: two }, key);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('sends a repeat of request-code one mail only', async () => {
@@ -157,5 +166,59 @@ describe('Idempotency-Key on the credential-less POSTs under /v1', () => {
     const r = await post('/v1/auth/request-code', { email: fresh('long') }, 'k'.repeat(256));
     expect(r.status).toBe(422);
     expect(r.json.error.code).toBe('validation_failed');
+  });
+
+  it('never replays a sign-out: a second one with the same key ends the session it is sent with', async () => {
+    const first = await signIn(t);
+    const key = crypto.randomUUID();
+    const out = (cookie: string) =>
+      t.request('POST', '/v1/auth/sign-out', { headers: { cookie, 'idempotency-key': key } });
+    expect((await out(first.cookie)).status).toBe(204);
+    const second = await signIn(t, first.email);
+    expect((await t.request('GET', '/v1/me', { headers: { cookie: second.cookie } })).status).toBe(200);
+    const r = await out(second.cookie);
+    expect(r.status).toBe(204);
+    expect(r.headers.get('idempotent-replayed')).toBeNull();
+    expect((await t.request('GET', '/v1/me', { headers: { cookie: second.cookie } })).status).toBe(401);
+  });
+
+  it('never replays an organization switch: the same key switches again', async () => {
+    const s = await signIn(t);
+    const as = (method: string, path: string, headers: Record<string, string> = {}) =>
+      t.request(method, path, { headers: { cookie: s.cookie, ...headers } });
+    const other = await t.request('POST', '/v1/organizations', {
+      headers: { cookie: s.cookie },
+      json: { name: 'Other' },
+    });
+    expect(other.status).toBe(201);
+    const key = crypto.randomUUID();
+    const to = (id: string) => as('POST', `/v1/organizations/${id}/switch`, { 'idempotency-key': key });
+    expect((await to(other.json.id)).json.id).toBe(other.json.id);
+    expect((await as('POST', `/v1/organizations/${s.personal.id}/switch`)).status).toBe(200);
+    const again = await to(other.json.id);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect((await as('GET', '/v1/me')).json.organization.id).toBe(other.json.id);
+  });
+
+  it('keeps no secret in the clear: a created API key is sealed like the public answers', async () => {
+    const s = await signIn(t);
+    const idem = crypto.randomUUID();
+    const create = () =>
+      t.request('POST', '/v1/api-keys', {
+        headers: { cookie: s.cookie, 'idempotency-key': idem },
+        json: { name: 'ci', scopes: ['read'] },
+      });
+    const first = await create();
+    expect(first.status).toBe(201);
+    const secret = first.json.api_key as string;
+    const rows = await t.deps.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, idem));
+    expect(rows).toHaveLength(1);
+    expect(rows[0].responseType).toBe('sealed');
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    expect(JSON.stringify(rows)).not.toContain(secret.slice('svc_live_'.length, 'svc_live_'.length + 16));
+    // The client that holds the key still gets its answer again.
+    const again = await create();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.api_key).toBe(secret);
   });
 });

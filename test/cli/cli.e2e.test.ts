@@ -78,6 +78,7 @@ describe('formsvc CLI against a running server', () => {
       RETRY_BASE_MS: '200',
       WORKER_TICK_MS: '200',
       CODE_REQUESTS_PER_IP: '100000',
+      SIGN_IN_TRIES_PER_IP: '100000',
     });
     cleanups.push(() => killServer(server));
     fs.mkdirSync(path.join(dir, 'data'), { recursive: true });

@@ -113,11 +113,24 @@ describe('sign-in page', () => {
     expect(shape.status).toBe(422);
     expect(shape.html).toContain('id="code-error"');
     for (let i = 0; i < 4; i++) await v.post('/app/sign-in/code', { email, code: wrong });
-    // Five tries are spent: even the right code is refused now.
+    // Five tries are spent: even the right code is refused now (the address's budget: 429, how long to wait).
     const late = await v.post('/app/sign-in/code', { email, code });
-    expect(late.status).toBe(400);
-    expect(late.html).toContain('The code is wrong or has expired.');
+    expect(late.status).toBe(429);
+    expect(late.html).toContain('Too many wrong codes for this address.');
+    expect(late.html).toMatch(/Wait \d+ (seconds|minutes), then try again\./);
+    expect(late.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await v.get('/app')).status).toBe(303);
+  });
+
+  it('checks the code before it ends the current session: a wrong code leaves the person signed in', async () => {
+    const s = await dashboardSession(t);
+    // (This file allows two codes per address, both spent by dashboardSession: no live code is left.)
+    const r = await s.post('/app/sign-in/code', { email: s.email, code: '000000' });
+    expect(r.status).toBe(400);
+    expect(r.html).toContain('The code is wrong or has expired.');
+    expect(r.headers.getSetCookie().some((c) => c.startsWith('formsvc_session='))).toBe(false);
+    expect((await s.get('/app')).status).toBe(200);
+    expect((await t.app.request('/v1/me', { headers: { cookie: s.cookie } })).status).toBe(200);
   });
 
   it('shows the rate limit with how long to wait', async () => {

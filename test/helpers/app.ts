@@ -36,6 +36,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
     SMTP_URL: smtp.url,
     MAIL_FROM: 'Forms <forms@example.com>',
     CODE_REQUESTS_PER_IP: '100000',
+    SIGN_IN_TRIES_PER_IP: '100000',
     LOG_LEVEL: 'silent',
     // Small, so retries finish quickly: on a shared PostgreSQL any suite's worker may take an attempt.
     RETRY_BASE_MS: '10',
@@ -74,6 +75,12 @@ export async function startTestApp(env: Record<string, string> = {}) {
   async function request(method: string, path: string, opts: ApiOptions = {}) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    // A session cookie is a browser's: unless the test says where the request comes from, it comes
+    // from the service's own pages, as a browser would say (the /v1 cookie check, server/http/csrf.ts).
+    const named = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+    if (named.has('cookie') && !['origin', 'sec-fetch-site', 'x-csrf-token'].some((h) => named.has(h))) {
+      headers['sec-fetch-site'] = 'same-origin';
+    }
     let body: RequestInit['body'];
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);

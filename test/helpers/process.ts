@@ -18,6 +18,7 @@ export function loopbackServerEnv(port: number, smtpUrl: string): Record<string,
     MAIL_TRANSPORT: 'smtp',
     OUTBOUND_ALLOW_PRIVATE: 'true',
     CODE_REQUESTS_PER_IP: '100000',
+    SIGN_IN_TRIES_PER_IP: '100000',
     LOG_LEVEL: 'error',
     WORKER_TICK_MS: '200',
   };

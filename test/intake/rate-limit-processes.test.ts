@@ -35,6 +35,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('rate limit across two processes
         MAIL_TRANSPORT: 'smtp',
         WORKER: worker,
         CODE_REQUESTS_PER_IP: '100000',
+        SIGN_IN_TRIES_PER_IP: '100000',
       });
       cleanups.push(() => {
         killServer(child);

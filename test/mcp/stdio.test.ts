@@ -39,6 +39,7 @@ beforeAll(async () => {
     WORKER_TICK_MS: '200',
     RETRY_BASE_MS: '100',
     CODE_REQUESTS_PER_IP: '100000',
+    SIGN_IN_TRIES_PER_IP: '100000',
   });
   cleanups.push(() => killServer(child));
   await healthy(base);

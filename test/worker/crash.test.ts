@@ -36,6 +36,7 @@ describe('a server killed while deliveries are sending', () => {
       OUTBOUND_ALLOW_PRIVATE: 'true',
       // Other suites share a PostgreSQL test database, and their code requests come from this IP too.
       CODE_REQUESTS_PER_IP: '100000',
+      SIGN_IN_TRIES_PER_IP: '100000',
       ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     };
     const first = startServer(env);

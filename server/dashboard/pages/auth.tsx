@@ -5,6 +5,7 @@ import { organizationOps } from '../../../shared/contracts/organizations.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { requestCode, signIn, signOut } from '../../services/auth.js';
+import { takeCodeTry } from '../../services/code-tries.js';
 import { switchOrganization } from '../../services/organizations.js';
 import { FieldMessage } from '../components.js';
 import type { DashEnv } from '../env.js';
@@ -35,11 +36,11 @@ type Status = 400 | 403 | 404 | 409 | 422 | 429;
 type Problem = { message: string; hint?: string; fields?: Array<{ path: string; message: string }>; status: Status };
 
 /** An ApiError as the page shows it; the wait of a rate limit in words. */
-function problemOf(err: ApiError): Problem {
+function problemOf(err: ApiError, then = 'ask for a new code'): Problem {
   const wait = err.details?.retry_after_s;
   const hint =
     err.code === 'rate_limited' && typeof wait === 'number'
-      ? `Wait ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}, then ask for a new code.`
+      ? `Wait ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}, then ${then}.`
       : err.hint;
   const status = ([400, 403, 404, 409, 422, 429] as const).find((x) => x === err.status) ?? 400;
   return { message: err.message, hint, fields: issuesOf(err), status };
@@ -85,7 +86,8 @@ function codeForm(c: Context<DashEnv>, next: string, email: string, problem?: Pr
     <section class="card">
       <h1>Enter your code</h1>
       <p>
-        We sent a 6-digit code to <strong>{email}</strong>. It is valid for 10 minutes and allows 5 tries.
+        We sent a 6-digit code to <strong>{email}</strong>. It is valid for 10 minutes and allows{' '}
+        {c.var.deps.config.signInGuessesPerAddress} tries.
       </p>
       {problem ? <ErrorBox message={problem.message} hint={problem.hint} /> : null}
       <form method="post" action="/app/sign-in/code">
@@ -158,14 +160,17 @@ export function registerAuthPages(dash: Hono<DashEnv>): void {
       // People paste "123 456" as the mail shows it; the API takes the six digits.
       const body = bodyFor(authOps.signIn, { email, code: str(form.code).replace(/\s+/g, '') });
       const deps = c.var.deps;
-      // A sign-in over an existing session replaces it: the old one ends here.
+      // The same budget of tries as POST /v1/auth/sign-in (per address and per IP).
+      const s = await signIn(deps, body, await takeCodeTry(deps, body.email, c.var.clientIp));
+      // A sign-in over an existing session replaces it, once the code is right: a wrong code leaves
+      // the person signed in as they were.
       await signOut(deps, getCookie(c, SESSION_COOKIE));
-      const s = await signIn(deps, body);
       setSessionCookie(c, deps, s);
       return c.redirect(next, 303);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      return codeForm(c, next, email, problemOf(err));
+      if (err.headers?.['Retry-After']) c.header('Retry-After', err.headers['Retry-After']);
+      return codeForm(c, next, email, problemOf(err, 'try again'));
     }
   });
 

@@ -4,6 +4,7 @@ import { keyOps } from '../../../shared/contracts/keys.js';
 import { ApiError } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { createKey, listKeys, revokeKey } from '../../services/keys.js';
+import { manages } from '../../services/members.js';
 import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
@@ -29,7 +30,8 @@ async function keysPage(
   const nameError = issueAt(issues, 'name');
   const scopesRaw = issueAt(issues, 'scopes');
   const scopesError = /too small/i.test(scopesRaw) ? 'Tick at least one scope.' : scopesRaw;
-  const mayRevoke = can(c, keyOps.revoke);
+  // Revoking takes what minting takes: an owner or admin (the service refuses a member).
+  const mayRevoke = can(c, keyOps.revoke) && manages(c.var.actor);
   return page(
     c,
     { title: 'API keys', section: 'team', status: form.error ? 422 : 200 },
