@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { operations } from '../../shared/contracts/index.js';
 import type { Security, SecuritySchemeName } from '../../shared/contracts/security.js';
 import { startTestApp } from '../helpers/app.js';
+import { VALID_BODIES } from '../helpers/bodies.js';
 import { signIn } from '../helpers/session.js';
 
 /**
@@ -16,12 +17,6 @@ const t = await startTestApp({ ADMIN_EMAILS: EMAIL });
 afterAll(() => t.close());
 const { key } = await t.onboard(EMAIL);
 const { cookie } = await signIn(t, EMAIL);
-
-/**
- * Bodies that pass validation where `{}` would not, so the answer is the credential check's: the
- * service refuses a key on a role change only after the body is read.
- */
-const BODIES: Record<string, unknown> = { members_update: { role: 'member' } };
 
 type Way = 'ApiKey' | 'Session';
 const CREDENTIALS: Record<Way, Record<string, string>> = {
@@ -47,7 +42,7 @@ describe("every operation's declared security schemes are what the service accep
       if (d === 'with-others') continue; // e.g. the sandbox claim: a key or session together with the sandbox token
       const r = await t.request(o.method.toUpperCase(), path, {
         headers: CREDENTIALS[way],
-        ...(o.method === 'get' || o.method === 'delete' ? {} : { json: BODIES[o.operationId] ?? {} }),
+        ...(o.method === 'get' || o.method === 'delete' ? {} : { json: VALID_BODIES[o.operationId] ?? {} }),
       });
       const what = `${o.method.toUpperCase()} ${o.path} with ${way} (${d === 'alone' ? 'declared' : 'not declared'}): ${r.status} ${r.text.slice(0, 200)}`;
       if (d === 'alone') expect([401, 403], what).not.toContain(r.status);
