@@ -1,7 +1,7 @@
 /**
- * `npm run docs:cli`: the README's command table, generated from the command map (and so from the
- * operation registry). Prints it; with --write replaces the section between
- * <!-- cli-commands:start --> and <!-- cli-commands:end --> in README.md.
+ * `npm run docs:cli`: the CLI's command table in docs/cli.md, generated from the command map (and so
+ * from the operation registry). Prints it; with --write replaces the section between
+ * <!-- cli-commands:start --> and <!-- cli-commands:end --> in docs/cli.md.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { operations } from '../shared/contracts/index.js';
@@ -9,6 +9,8 @@ import { COMMANDS } from './commands.js';
 
 const START = '<!-- cli-commands:start -->';
 const END = '<!-- cli-commands:end -->';
+/** The page that holds the table. */
+export const CLI_DOC = 'docs/cli.md';
 
 const byId = new Map(operations.map((o) => [o.operationId, o]));
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
@@ -41,17 +43,17 @@ async function main() {
     process.stdout.write(`${table}\n`);
     return;
   }
-  const readme = await readFile('README.md', 'utf8');
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
+  const page = await readFile(CLI_DOC, 'utf8');
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
   if (start < 0 || end < start) {
-    process.stderr.write(`README.md has no ${START} … ${END} section; add one where the table belongs.\n`);
+    process.stderr.write(`${CLI_DOC} has no ${START} … ${END} section; add one where the table belongs.\n`);
     process.exitCode = 1;
     return;
   }
-  const next = `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`;
-  if (next !== readme) await writeFile('README.md', next);
-  process.stdout.write(`README.md: ${next === readme ? 'command table up to date' : 'command table updated'}\n`);
+  const next = `${page.slice(0, start + START.length)}\n${table}\n${page.slice(end)}`;
+  if (next !== page) await writeFile(CLI_DOC, next);
+  process.stdout.write(`${CLI_DOC}: ${next === page ? 'command table up to date' : 'command table updated'}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Config, Errors, flush, run, settings } from '@oclif/core';
 import { topicDescriptions } from './topics.js';
 
@@ -32,7 +33,21 @@ function packageRoot(): string {
   return dir;
 }
 
+/**
+ * A command that only calls the API exits as soon as its output is written. Node's fetch parses HTTP
+ * with llhttp compiled to WebAssembly; V8 compiles it with Liftoff, then recompiles it with TurboFan on
+ * a background thread, and a process whose event loop is empty still waits for that job before it
+ * exits: 240 ms or more after the last line was printed (no keep-alive socket holds it: the idle
+ * socket is unref'd, and Connection: close changed nothing). Liftoff alone is fast enough for the
+ * few responses a command parses. Not for `serve`, whose PGlite runs as WebAssembly too and wants
+ * TurboFan's code.
+ */
+export function exitPromptly(argv: string[]): void {
+  if (argv[0] !== 'serve') setFlagsFromString('--liftoff-only');
+}
+
 export async function main(argv: string[]): Promise<void> {
+  exitPromptly(argv);
   // Compiled code only: no TypeScript path lookup.
   settings.enableAutoTranspile = false;
   try {

@@ -140,7 +140,7 @@ async function buildOnce() {
   const started = performance.now();
   fs.rmSync(path.join(ROOT, OUT_DIR), { recursive: true, force: true });
   await esbuild.build(buildOptions);
-  console.log(`formsvc build: ${OUT_DIR}/ and oclif.manifest.json in ${Math.round(performance.now() - started)} ms`);
+  console.error(`formsvc build: ${OUT_DIR}/ and oclif.manifest.json in ${Math.round(performance.now() - started)} ms`);
 }
 
 /** npm run dev: rebuild on change, restart the server after each good build. */
@@ -163,7 +163,7 @@ async function watch() {
   };
   const ctx = await esbuild.context({ ...buildOptions, plugins: [...buildOptions.plugins, restart] });
   await ctx.watch();
-  console.log('formsvc dev: watching the sources; the server restarts after each rebuild (Ctrl-C stops)');
+  console.error('formsvc dev: watching the sources; the server restarts after each rebuild (Ctrl-C stops)');
   const stop = async () => {
     await ctx.dispose();
     server?.kill('SIGTERM');
@@ -177,6 +177,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   // runs prepare every time; rebuilding would delete dist/ under a server or CLI already running it.
   if (process.argv.includes('--watch')) await watch();
   else if (process.argv.includes('--if-stale') && staleReason() === null)
-    console.log(`formsvc build: ${OUT_DIR}/ is up to date`);
+    console.error(`formsvc build: ${OUT_DIR}/ is up to date`);
   else await buildOnce();
 }

@@ -81,7 +81,7 @@ async function main() {
     cwd: ROOT,
     maxBuffer: 64 << 20,
   });
-  const [info] = JSON.parse(packed.slice(packed.indexOf('[')));
+  const [info] = JSON.parse(packed); // the lifecycle scripts log to stderr: stdout is npm's JSON alone
   const files = info.files.map((f) => f.path);
   step(`packed ${info.filename}: ${files.length} files, ${Math.round(info.size / 1024)} kB`);
   const unwanted = files.filter((f) => /^(test|bench|fuzz|faults|scripts|server|shared|cli|mcp)\/|\.ts$/.test(f));

@@ -58,5 +58,5 @@ export function mendText(text, file) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const line of patch()) console.log(`patch-postgres: ${line}`);
+  for (const line of patch()) console.error(`patch-postgres: ${line}`);
 }

@@ -12,9 +12,9 @@ import { seedFile, writeSeed } from '../server/db/pglite-seed.js';
 const ifMissing = process.argv.includes('--if-missing');
 const outDir = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? SEED_DIR;
 if (ifMissing && fs.existsSync(seedFile(outDir))) {
-  process.stdout.write(`${seedFile(outDir)} is there already\n`);
+  process.stderr.write(`${seedFile(outDir)} is there already\n`);
   process.exit(0);
 }
 const started = performance.now();
 const file = await writeSeed(outDir, MIGRATIONS);
-process.stdout.write(`${file} written in ${Math.round(performance.now() - started)} ms\n`);
+process.stderr.write(`${file} written in ${Math.round(performance.now() - started)} ms\n`);

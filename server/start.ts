@@ -13,7 +13,7 @@ import { createWaker } from './worker/wake.js';
 import { Worker } from './worker/worker.js';
 
 export interface StartOptions {
-  /** The settings (README's table); default process.env. `formsvc serve` passes its flags through here. */
+  /** The settings (the table in docs/operations.md); default process.env. `formsvc serve` passes its flags through here. */
   env?: Record<string, string | undefined>;
 }
 

@@ -14,7 +14,7 @@ export default class Serve extends Command {
   static summary = 'Run the formsvc server: the HTTP API, form intake and the delivery worker';
   static description =
     'The same server as `npm start` in a clone, in this process. Settings come from the environment ' +
-    '(the README lists them); --port and --data-dir win over PORT and DATA_DIR. Without DATABASE_URL the ' +
+    '(docs/operations.md lists them); --port and --data-dir win over PORT and DATA_DIR. Without DATABASE_URL the ' +
     'data lives in embedded PGlite in a per-user folder: $XDG_DATA_HOME/formsvc, else ~/.local/share/formsvc ' +
     '(~/Library/Application Support/formsvc on macOS). Ctrl-C stops it gracefully.';
   static examples = [

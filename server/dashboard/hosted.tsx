@@ -54,7 +54,7 @@ button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-vis
 .muted{color:#4a505a}`;
 const CSS_HASH = `'sha256-${crypto.createHash('sha256').update(CSS).digest('base64')}'`;
 
-/** What the hosted page refuses to collect: credentials and payment cards (README, "Hosted form pages"). */
+/** What the hosted page refuses to collect: credentials and payment cards (docs/dashboard.md, "Hosted form pages"). */
 const SENSITIVE_NAMES = new Set([
   'password',
   'passwd',

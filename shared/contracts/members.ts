@@ -1,5 +1,6 @@
 import { body, errors, IdParam, json, ListQuery, listOf, listPage, op, Timestamp, z } from './common.js';
 import { Role } from './organizations.js';
+import { SESSION_ONLY } from './security.js';
 
 export const UserRef = z.object({ id: z.string(), name: z.string(), email: z.string() }).meta({ id: 'UserRef' });
 
@@ -30,6 +31,8 @@ export const memberOps = {
     path: '/v1/members/{id}',
     operationId: 'members_update',
     tags,
+    // A role change or removal needs a person to answer for it: the service refuses an API key (403).
+    security: SESSION_ONLY,
     summary:
       "Change a member's role (session of an owner, or of an admin for non-owners); the organization always keeps an owner",
     request: { params: IdParam, body: body(UpdateMemberBody) },
@@ -43,6 +46,8 @@ export const memberOps = {
     path: '/v1/members/{id}',
     operationId: 'members_remove',
     tags,
+    // A role change or removal needs a person to answer for it: the service refuses an API key (403).
+    security: SESSION_ONLY,
     summary:
       'Remove a member (session of an owner, or of an admin for non-owners; anyone may remove themselves); never the last owner',
     request: { params: IdParam },

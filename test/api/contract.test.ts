@@ -5,6 +5,7 @@ import { operations } from '../../shared/contracts/index.js';
 import { SECURITY_SCHEMES } from '../../shared/contracts/security.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
+import { VALID_BODIES } from '../helpers/bodies.js';
 
 let t: TestEnv;
 let doc: any;
@@ -177,7 +178,7 @@ describe('/openapi.json is a contract standard tools accept', () => {
         method.toUpperCase(),
         path.replace(/\{[^}]+\}/g, 'x_1'),
         key,
-        method === 'get' ? {} : { json: {} },
+        method === 'get' ? {} : { json: VALID_BODIES[item.operationId] ?? {} },
       );
       expect([401, 403], `${op} answered ${r.status}`).toContain(r.status);
       refused.push(op);
@@ -187,6 +188,8 @@ describe('/openapi.json is a contract standard tools accept', () => {
         'POST /v1/api-keys',
         'POST /v1/invitations/{id}/accept',
         'POST /v1/organizations/{id}/switch',
+        'PATCH /v1/members/{id}',
+        'DELETE /v1/members/{id}',
       ]),
     );
   });

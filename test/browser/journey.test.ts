@@ -14,7 +14,7 @@ const run = promisify(execFile);
 if (noBrowser) console.warn('test/browser/journey skipped: /usr/bin/chromium is absent');
 
 /**
- * With JOURNEY_SCREENSHOTS=<folder> (docs/screenshots for the README) the journey also saves
+ * With JOURNEY_SCREENSHOTS=<folder> (docs/screenshots for the README and docs/dashboard.md) the journey also saves
  * screenshots of the inbox, a submission and the form settings at 1280×800 into that folder.
  */
 const SHOTS = process.env.JOURNEY_SCREENSHOTS ? path.resolve(process.env.JOURNEY_SCREENSHOTS) : null;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, killServer, startServer } from '../helpers/process.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { startSmtpSink } from '../helpers/smtp.js';
-import { bash, idsOf, shellLines } from './shell.js';
+import { bash, fencedShellLines, idsOf, shellLines } from './shell.js';
 
 /**
  * llms.txt runs as written. Every indented shell line of the file the server serves at /llms.txt
@@ -127,6 +127,15 @@ const PROMISES: { line: RegExp; check: (a: Answer, ctx: Ctx) => void | Promise<v
   },
 ];
 
+/** Resolves once `check` holds (polled), or fails after 20 s. */
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${check}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('llms.txt and the README run as written against a fresh server', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-llms-'));
   const work = path.join(dir, 'shell');
@@ -241,22 +250,19 @@ describe('llms.txt and the README run as written against a fresh server', () => 
     expect(stale, 'promises that match no line of llms.txt').toEqual([]);
   }, 60_000);
 
-  it("the README's CLI quickstart delivers to the local receiver it shows how to start", async () => {
-    // The README's first sh block under "## CLI": server (running already), receiver, login, quickstart.
-    const cliSection = readme.slice(readme.indexOf('\n## CLI\n'));
-    const block = /```sh\n([\s\S]*?)```/.exec(cliSection)?.[1] ?? '';
-    const lines = block
-      .split('\n')
-      .map((l) => l.replace(/\s+# .*$/, '').trim())
-      .filter(Boolean);
+  it("the README's tour runs as written: curl from sign-in to a delivered webhook, then the CLI's quickstart", async () => {
+    const lines = fencedShellLines('README.md', readme).map((l) => l.line);
     const receiverLine = lines.find((l) => l.startsWith('node scripts/receiver.mjs')) as string;
-    const quickstartLine = lines.find((l) => l.startsWith('npx formsvc quickstart')) as string;
     expect(receiverLine).toBeDefined();
-    expect(lines).toContain(`npx formsvc login --email ${EMAIL}`);
-    expect(quickstartLine).toContain('http://127.0.0.1:9999/hook');
+    const tour = lines.filter((l) => /^(curl|export) /.test(l));
+    const cli = lines.filter((l) => l.startsWith('npx formsvc '));
+    expect(tour.length).toBeGreaterThan(5);
+    expect(cli).toContain(`npx formsvc login --email ${EMAIL}`);
 
-    // Only the ports move: the receiver's (PORT, as the README says) and the server's (FORMSVC_BASE_URL).
+    // Only the ports move: the receiver's (PORT, as the README says) and the server's.
     const port = await freePort();
+    const local = (line: string) =>
+      line.replaceAll('http://127.0.0.1:8787', base).replaceAll('127.0.0.1:9999/', `127.0.0.1:${port}/`);
     const receiver = spawn('bash', ['-c', `exec ${receiverLine}`], {
       env: { ...process.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -266,32 +272,80 @@ describe('llms.txt and the README run as written against a fresh server', () => 
       printed += c;
     });
     try {
-      // From the clone, as the README runs them; npm offline, so npx can only run the project's own bin.
+      await until(() => printed.includes('receiving webhooks'));
+      // The curl lines, in order, in one shell: placeholders as the README names them.
+      const ids = new Map<string, string>();
+      let apiKey: string | undefined;
+      let codeMark = 0;
+      let env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: ctx.dir, LANG: 'C.UTF-8' };
+      const values: Record<string, () => Promise<string | undefined>> = {
+        CODE: async () => {
+          const mail = await ctx.smtp.waitFor((m) => ctx.smtp.messages.indexOf(m) >= codeMark && m.to.includes(EMAIL));
+          return /\b(\d{6})\b/.exec(mail.subject)?.[1];
+        },
+        API_KEY: async () => apiKey,
+        FORM_ID: async () => ids.get('fm'),
+        DESTINATION_ID: async () => ids.get('ds'),
+      };
+      const answers: Answer[] = [];
+      for (const raw of tour) {
+        let line = local(raw);
+        for (const m of raw.matchAll(/<([A-Z_]+)>/g)) {
+          const value = await values[m[1]]?.();
+          if (!value) throw new Error(`no value for <${m[1]}> in: ${raw}`);
+          line = line.replaceAll(m[0], value);
+        }
+        if (line.includes('/v1/auth/request-code')) codeMark = ctx.smtp.messages.length;
+        const r = await bash(line, ctx.dir, env);
+        env = r.env;
+        expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+        if (!r.stdout.trim()) continue;
+        const answer = JSON.parse(r.stdout);
+        expect(answer?.error?.code, `${line}\n${r.stdout}`).toBeUndefined();
+        answers.push(answer);
+        for (const [prefix, id] of idsOf(answer)) ids.set(prefix, id);
+        if (typeof answer?.api_key === 'string') apiKey = answer.api_key;
+      }
+      // What the text beside the lines says: a form with its embed, a received submission, a webhook.
+      const form = answers.find((a) => a?.submit_url);
+      expect(form.hosted_url).toContain(`/f/${form.id}`);
+      expect(form.embed.html).toContain(`<form action="${form.submit_url}" method="POST">`);
+      expect(form.embed.html).toContain('name="_gotcha"');
+      const submitted = answers.find((a) => typeof a?.submission_id === 'string');
+      expect(submitted).toMatchObject({ ok: true, status: 'received' });
+      // The deliveries list names the submission's one webhook delivery (sent, or on its way).
+      const listed = answers.at(-1);
+      expect(listed.data.map((d: Answer) => d.submission_id)).toEqual([submitted.submission_id]);
+      await until(() => printed.includes(`"id":"${submitted.submission_id}"`));
+      expect(printed).toMatch(/service-event: submission\.received/);
+
+      // The agent's part: the CLI from the clone, as the README runs it; npm offline, so npx can only
+      // run the project's own bin. The scripted login: send the code, then finish with it.
       const clone = process.cwd();
-      const env = {
+      const cliEnv = {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: ctx.dir,
         npm_config_offline: 'true',
         FORMSVC_CONFIG: path.join(dir, 'readme-profiles.json'),
         FORMSVC_BASE_URL: base,
       };
-      // The scripted login the README describes: send the code, then finish with it.
-      const mark = ctx.smtp.messages.length;
-      const sent = await bash(`npx formsvc login --email ${EMAIL}`, clone, env);
-      expect(sent.code, sent.stderr).toBe(0);
-      const mail = await ctx.smtp.waitFor((m) => ctx.smtp.messages.indexOf(m) >= mark && m.to.includes(EMAIL));
-      const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
-      const login = await bash(`npx formsvc login --email ${EMAIL} --code ${code}`, clone, env);
-      expect(login.code, login.stderr).toBe(0);
-
-      const r = await bash(quickstartLine.replace(':9999/', `:${port}/`), clone, env);
-      expect(r.code, r.stderr).toBe(0);
-      const out = JSON.parse(r.stdout);
-      expect(out.test).toMatchObject({ ok: true, end: 'done' });
-      expect(printed).toContain(`"id":"${out.test.submission_id}"`);
-      expect(printed).toMatch(/service-event: submission\.received/);
+      for (const line of cli) {
+        const mark = ctx.smtp.messages.length;
+        const r = await bash(local(line), clone, cliEnv);
+        expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+        if (line.startsWith('npx formsvc login')) {
+          const mail = await ctx.smtp.waitFor((m) => ctx.smtp.messages.indexOf(m) >= mark && m.to.includes(EMAIL));
+          const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
+          const login = await bash(`${line} --code ${code}`, clone, cliEnv);
+          expect(login.code, login.stderr).toBe(0);
+        } else if (line.startsWith('npx formsvc quickstart')) {
+          const out = JSON.parse(r.stdout);
+          expect(out.test).toMatchObject({ ok: true, end: 'done' });
+          expect(printed).toContain(`"id":"${out.test.submission_id}"`);
+        }
+      }
     } finally {
       receiver.kill('SIGKILL');
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -59,3 +59,36 @@ export function bash(line: string, cwd: string, env: Record<string, string>): Pr
     });
   });
 }
+
+/** A shell line of a markdown page: the page, its line number, and the command without its comment. */
+export type DocLine = { file: string; at: number; line: string };
+
+/**
+ * The lines of the ```sh blocks of a markdown page, each without its trailing `# comment`; blank and
+ * comment-only lines are left out. Other shell fences (bash, shell, console) are refused, so no
+ * command hides from the tests in a block they do not read.
+ */
+export function fencedShellLines(file: string, text: string): DocLine[] {
+  const out: DocLine[] = [];
+  let inSh = false;
+  let inOther = false;
+  text.split('\n').forEach((raw, i) => {
+    const fence = /^```(\S*)\s*$/.exec(raw);
+    if (fence && !inSh && !inOther) {
+      if (/^(bash|shell|console|zsh)$/.test(fence[1]))
+        throw new Error(`${file}:${i + 1}: use \`\`\`sh for shell lines`);
+      if (fence[1] === 'sh') inSh = true;
+      else inOther = true;
+      return;
+    }
+    if (fence) {
+      inSh = false;
+      inOther = false;
+      return;
+    }
+    if (!inSh) return;
+    const line = raw.replace(/\s+# .*$/, '').trim();
+    if (line && !line.startsWith('#')) out.push({ file, at: i + 1, line });
+  });
+  return out;
+}
