@@ -6,10 +6,10 @@ import postgres from 'postgres';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { type Database, openPglite, openPostgres } from '../../server/db/client.js';
+import { createStorage } from '../../server/files/router.js';
 import type { Deps } from '../../server/http/context.js';
 import { createLogger } from '../../server/log.js';
 import { createMailer } from '../../server/mail.js';
-import { createLocalStorage } from '../../server/storage.js';
 import type { IntakeLoad } from '../../server/worker/intake-load.js';
 import { createOutbound } from '../../server/worker/outbound.js';
 import { Worker } from '../../server/worker/worker.js';
@@ -59,7 +59,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
     config,
     database,
     mailer,
-    storage: createLocalStorage(filesDir),
+    storage: createStorage(config.storage, database, filesDir),
     log: createLogger('silent'),
     wake: () => {
       wakes += 1;
