@@ -21,7 +21,13 @@ export interface MigrateOptions {
   batch?: number;
   /** How long an old copy outlives the switch, so a download that began on it finishes (ms). */
   graceMs?: number;
-  onFile?: (e: { id: string; from: StorageKind; outcome: 'moved' | 'missing' | 'failed'; error?: string }) => void;
+  /** Called after each file (awaited: the old copy of a moved file is still there while it runs). */
+  onFile?: (e: {
+    id: string;
+    from: StorageKind;
+    outcome: 'moved' | 'missing' | 'failed';
+    error?: string;
+  }) => void | Promise<void>;
 }
 
 const notIn = (to: StorageKind) =>
@@ -91,12 +97,17 @@ export async function migrateFiles(
         retired.push({ key: row.key, at: Date.now() });
         result.moved += 1;
         result.bytes += written.sizeBytes;
-        opts.onFile?.({ id: row.id, from: from.kind, outcome: 'moved' });
+        await opts.onFile?.({ id: row.id, from: from.kind, outcome: 'moved' });
       } catch (err) {
         const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
         if (missing) result.missing += 1;
         else result.failed += 1;
-        opts.onFile?.({ id: row.id, from: from.kind, outcome: missing ? 'missing' : 'failed', error: String(err) });
+        await opts.onFile?.({
+          id: row.id,
+          from: from.kind,
+          outcome: missing ? 'missing' : 'failed',
+          error: String(err),
+        });
       }
     }
     await retire(false);
