@@ -140,7 +140,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
 }
 
 /** A fresh database next to the one TEST_DATABASE_URL names; drop() removes it. */
-async function createScratchDatabase(url: string) {
+export async function createScratchDatabase(url: string) {
   const name = `${new URL(url).pathname.slice(1) || 'formsvc'}_${crypto.randomBytes(5).toString('hex')}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
