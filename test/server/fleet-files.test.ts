@@ -68,7 +68,7 @@ describe.skipIf(!pgUrl)('two nodes on one PostgreSQL with separate DATA_DIRs', (
         headers: { accept: 'application/json' },
       });
       expect(posted.status).toBe(200);
-      const submissionId = (await posted.json()).submission_id as string;
+      const submissionId = ((await posted.json()) as { submission_id: string }).submission_id;
 
       // By the API, through each node.
       for (const reader of nodes) {
