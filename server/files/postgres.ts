@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import { and, asc, eq, gte, inArray } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Database, Db } from '../db/client.js';
 import { attachmentChunks } from '../db/schema.js';
 import { type AttachmentStorage, drain, SEGMENT } from '../storage.js';
@@ -35,6 +35,31 @@ export async function deleteChunks(tx: Db, fileIds: string[]): Promise<void> {
 export function createPostgresStorage(database: Database): AttachmentStorage {
   const db = database.db;
   const removeId = (id: string) => db.delete(attachmentChunks).where(eq(attachmentChunks.fileId, id));
+  // PGlite moves a bytea value through a JavaScript loop a byte at a time (a 256 KiB chunk took about
+  // 250 ms each way); as base64 text, encoded and decoded inside the database, 3 to 10 times less.
+  const text = database.kind === 'pglite';
+  const insert = async (fileId: string, seq: number, bytes: Buffer) => {
+    if (!text) await db.insert(attachmentChunks).values({ fileId, seq, bytes });
+    else {
+      await database.rows(sql`insert into attachment_chunks (file_id, seq, bytes)
+        values (${fileId}, ${seq}, decode(${bytes.toString('base64')}, 'base64'))`);
+    }
+  };
+  const chunkFrom = async (fileId: string, seq: number): Promise<{ seq: number; bytes: Buffer } | undefined> => {
+    if (!text) {
+      const [row] = await db
+        .select({ seq: attachmentChunks.seq, bytes: attachmentChunks.bytes })
+        .from(attachmentChunks)
+        .where(and(eq(attachmentChunks.fileId, fileId), gte(attachmentChunks.seq, seq)))
+        .orderBy(asc(attachmentChunks.seq))
+        .limit(1);
+      return row;
+    }
+    const [row] = await database.rows<{ seq: number; b: string }>(sql`
+      select seq, encode(bytes, 'base64') as b from attachment_chunks
+      where file_id = ${fileId} and seq >= ${seq} order by seq limit 1`);
+    return row && { seq: Number(row.seq), bytes: Buffer.from(row.b, 'base64') };
+  };
   return {
     async write(key, source, maxBytes) {
       const fileId = chunkFileId(key);
@@ -47,7 +72,7 @@ export function createPostgresStorage(database: Database): AttachmentStorage {
         let joined = Buffer.concat(pending, pendingBytes);
         while (joined.length >= CHUNK_BYTES || (all && (joined.length > 0 || seq === 0))) {
           const bytes = joined.subarray(0, CHUNK_BYTES);
-          await db.insert(attachmentChunks).values({ fileId, seq, bytes });
+          await insert(fileId, seq, bytes);
           seq += 1;
           joined = joined.subarray(bytes.length);
         }
@@ -83,12 +108,7 @@ export function createPostgresStorage(database: Database): AttachmentStorage {
         highWaterMark: 1, // bytes are fetched as the reader asks: at most a chunk or two in memory
         async read() {
           try {
-            const [row] = await db
-              .select({ seq: attachmentChunks.seq, bytes: attachmentChunks.bytes })
-              .from(attachmentChunks)
-              .where(and(eq(attachmentChunks.fileId, fileId), gte(attachmentChunks.seq, seq)))
-              .orderBy(asc(attachmentChunks.seq))
-              .limit(1);
+            const row = await chunkFrom(fileId, seq);
             if (!row) {
               if (seq === 0) this.destroy(Object.assign(new Error(`no stored file ${key}`), { code: 'ENOENT' }));
               else this.push(null);
