@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateFiles } from '../../server/files/migrate.js';
 import type { Storage } from '../../server/files/router.js';
+import { applyRetention } from '../../server/worker/retention.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startS3 } from '../helpers/s3.js';
 
@@ -91,6 +92,21 @@ describe.each(['postgres', 's3'] as const)('ATTACHMENT_STORAGE=%s', (kind) => {
     await expect(
       (async () => {
         for await (const _ of t.deps.storage.read(before.storageKey)) {
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('retention deletes the stored bytes with their submission', async () => {
+    const form = await t.api('POST', '/v1/forms', key, { json: { name: 'Kept a day' } });
+    await t.api('PATCH', `/v1/forms/${form.json.id}`, key, { json: { settings: { retention_days: 1 } } });
+    const id = await post(t, form.json.id, crypto.randomBytes(300_000));
+    const d = await download(t, key, id);
+    await t.deps.database.rows(sql`update submissions set received_at = now() - interval '3 days' where id = ${id}`);
+    expect(await applyRetention(t.deps)).toMatchObject({ submissions: 1, attachments: 1 });
+    await expect(
+      (async () => {
+        for await (const _ of t.deps.storage.read(d.storageKey)) {
         }
       })(),
     ).rejects.toMatchObject({ code: 'ENOENT' });
