@@ -1,6 +1,6 @@
 /** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
 
-export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard'] as const;
+export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard', 'attachments'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchConfig {

@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import { startSmtpSink } from '../test/helpers/smtp.js';
+import { type AttachmentKindResult, attachmentsPhase, attachmentsReport } from './attachments.js';
 import { type BenchConfig, loadBenchConfig, USAGE } from './config.js';
 import { type DashboardResult, dashboardPhase, dashboardReport } from './dashboard.js';
 import { type DataResult, dataPartWanted, dataPhase, dataReport } from './data.js';
@@ -25,6 +26,7 @@ interface Results {
   drain?: DrainResult;
   data?: DataResult;
   dashboard?: DashboardResult;
+  attachments?: AttachmentKindResult[];
 }
 
 function header(cfg: BenchConfig, root: Root) {
@@ -221,6 +223,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     out.push(...d.lines);
     figures.push(...d.figures);
   }
+  if (res.attachments) {
+    const d = attachmentsReport(res.attachments);
+    out.push(...d.lines);
+    figures.push(...d.figures);
+  }
   if (res.data) {
     const d = dataReport(res.data);
     out.push(...d.lines);
@@ -292,6 +299,7 @@ async function main() {
       await ctx.svc?.stop();
     }
     if (cfg.parts.has('dashboard')) res.dashboard = await dashboardPhase(root, smtp, receiver.url, clean);
+    if (cfg.parts.has('attachments')) res.attachments = await attachmentsPhase(root, smtp, receiver.url, clean);
     if (dataPartWanted()) res.data = await dataPhase(cfg, root, smtp, clean);
     const stats = receiver.stats();
     if (stats.unparsed) notes.push(`receiver: ${stats.unparsed} of ${stats.total} webhook bodies were not understood`);

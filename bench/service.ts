@@ -126,10 +126,11 @@ export class Service {
     this.base = `http://127.0.0.1:${port}`;
   }
 
-  static async create(store: Store, smtp: Smtp) {
+  static async create(store: Store, smtp: Smtp, extraEnv: Record<string, string> = {}) {
     const port = await freePort();
     return new Service(port, {
       ...store.serviceEnv,
+      ...extraEnv,
       ...loopbackServerEnv(port, smtp.url),
       NODE_ENV: 'production',
       RETRY_BASE_MS: '100',
@@ -246,9 +247,10 @@ export async function bootService(
   hookUrl: string,
   clean: Cleanups,
   worker = true,
+  extraEnv: Record<string, string> = {},
 ) {
   const store = await openStore(root, part, clean);
-  const svc = await Service.create(store, smtp);
+  const svc = await Service.create(store, smtp, extraEnv);
   clean.add(`kill service (${part})`, () => svc.kill());
   progress(`${part}: starting the service on a fresh ${store.kind === 'postgres' ? 'database' : 'DATA_DIR'}`);
   await svc.start(worker);

@@ -21,4 +21,5 @@ export const HAND_WRITTEN_LOADERS: Record<string, () => Promise<CommandClass>> =
   'sandbox:claim': async () => (await import('./commands/sandbox.js')).SandboxClaim,
   mcp: async () => (await import('./commands/mcp.js')).default,
   serve: async () => (await import('./commands/serve.js')).default,
+  'storage:migrate': async () => (await import('./commands/storage-migrate.js')).default,
 };

@@ -68,6 +68,8 @@ export interface Config {
   signInGuessesPerAddress: number;
   signInTriesPerIp: number;
   signInWindowS: number;
+  /** Where attachment bytes are kept (ATTACHMENT_STORAGE, S3_*; docs/storage.md). */
+  storage: StorageSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -175,5 +177,57 @@ export function loadConfig(env: Env = process.env): Config {
     signInGuessesPerAddress: int(env.SIGN_IN_GUESSES_PER_ADDRESS, 5),
     signInTriesPerIp: int(env.SIGN_IN_TRIES_PER_IP, 60),
     signInWindowS: Math.max(1, int(env.SIGN_IN_WINDOW_S, 600)),
+    storage: storageSettings(env),
+  };
+}
+
+// Attachment storage (docs/storage.md).
+
+export type StorageKind = 'local' | 'postgres' | 's3';
+export const STORAGE_KINDS: readonly StorageKind[] = ['local', 'postgres', 's3'];
+
+export interface S3Settings {
+  /** unset: AWS itself; set: any S3-compatible endpoint (MinIO, R2, Ceph, …) */
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  /** unset: the SDK's default credential chain (environment, profile, instance role) */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** bucket in the path (http://host/bucket/key) instead of the host name; most non-AWS stores want it */
+  forcePathStyle: boolean;
+}
+
+export interface StorageSettings {
+  /** new files go here; files already stored elsewhere stay readable (`formsvc storage migrate` moves them) */
+  kind: StorageKind;
+  /** set when S3_BUCKET is: needed by kind s3, and to read files kept in S3 under another kind */
+  s3: S3Settings | undefined;
+}
+
+/** ATTACHMENT_STORAGE: local on embedded PGlite, postgres when DATABASE_URL is set (every node serves every file). */
+export function storageSettings(env: Env): StorageSettings {
+  const kind = (env.ATTACHMENT_STORAGE || (env.DATABASE_URL ? 'postgres' : 'local')) as StorageKind;
+  if (!STORAGE_KINDS.includes(kind)) throw new Error(`ATTACHMENT_STORAGE must be ${STORAGE_KINDS.join(', ')}`);
+  const bucket = env.S3_BUCKET || undefined;
+  if (kind === 's3' && !bucket)
+    throw new Error('ATTACHMENT_STORAGE=s3 needs S3_BUCKET (and S3_ENDPOINT for a store other than AWS)');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    throw new Error(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither for the default credentials',
+    );
+  }
+  return {
+    kind,
+    s3: bucket
+      ? {
+          endpoint: env.S3_ENDPOINT || undefined,
+          bucket,
+          region: env.S3_REGION || 'us-east-1',
+          accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+          forcePathStyle: bool(env.S3_FORCE_PATH_STYLE, Boolean(env.S3_ENDPOINT)),
+        }
+      : undefined,
   };
 }

@@ -2,12 +2,12 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
 import { type Database, openPglite, openPostgres } from './db/client.js';
+import { createStorage } from './files/router.js';
 import type { Deps } from './http/context.js';
 import { listen } from './http/listen.js';
 import { createLogger, type Logger } from './log.js';
 import { createMailer } from './mail.js';
 import { collectWhenIdle } from './memory.js';
-import { createLocalStorage } from './storage.js';
 import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
 import { Worker } from './worker/worker.js';
@@ -61,7 +61,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw new StartError(`cannot open the database: ${(err as Error).message}`);
   }
   const mailer = createMailer(config);
-  const storage = createLocalStorage(path.join(config.dataDir, 'files'));
+  const storage = createStorage(config.storage, db, path.join(config.dataDir, 'files'));
+  log.info(`attachments: ${storageLine(config)}`);
   const outbound = createOutbound({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.webhookTimeoutMs });
   let worker: Worker | null = null;
   const deps: Deps = {
@@ -134,6 +135,15 @@ export function stopOnSignals(server: RunningServer): void {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
+}
+
+/** Where new attachments go, for the start-up log. */
+export function storageLine(config: Config): string {
+  const { kind, s3 } = config.storage;
+  if (kind === 'postgres') return 'in the database (ATTACHMENT_STORAGE=postgres)';
+  if (kind === 's3')
+    return `in S3 bucket ${s3?.bucket}${s3?.endpoint ? ` at ${redactUrl(s3.endpoint)}` : ''} (ATTACHMENT_STORAGE=s3)`;
+  return `on this machine's disk in ${path.resolve(config.dataDir, 'files')} (ATTACHMENT_STORAGE=local${config.databaseUrl ? '; other nodes cannot serve them' : ''})`;
 }
 
 function redactUrl(url: string): string {

@@ -6,25 +6,29 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 
+/** What a write kept: `key` is the locator to store on the attachment row (it names the storage kind). */
+export interface WriteResult {
+  sizeBytes: number;
+  sha256: string;
+  tooLarge: boolean;
+  key: string;
+}
+
 /** Private file storage for submission attachments, addressed by keys like `<orgId>/<fileId>`. */
 export interface AttachmentStorage {
   /**
    * Streams `source` into `key`, hashing on the way. More than `maxBytes` → nothing is kept, the rest
    * of the source is drained (not destroyed: a busboy file stream that is destroyed stalls the whole
-   * multipart parse), and the result says `tooLarge: true`. Rejects when the source or the disk fails.
+   * multipart parse), and the result says `tooLarge: true`. Rejects when the source or the store fails.
    */
-  write(
-    key: string,
-    source: Readable,
-    maxBytes: number,
-  ): Promise<{ sizeBytes: number; sha256: string; tooLarge: boolean }>;
+  write(key: string, source: Readable, maxBytes: number): Promise<WriteResult>;
   /** The stored bytes; a missing key surfaces as an `error` event with code ENOENT. */
   read(key: string): Readable;
   /** Deletes the file; a missing key is not an error. */
   remove(key: string): Promise<void>;
 }
 
-const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
+export const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 
 /** Key → absolute path under root. Keys are server-made, so a bad one is a programming error. */
 function resolveKey(root: string, key: string): string {
@@ -42,7 +46,7 @@ function resolveKey(root: string, key: string): string {
  * Reads and discards the rest of a stream. Paused-mode reads work whatever state the stream was left
  * in (a bare resume() right after an async iterator lets go can leave it paused for good).
  */
-function drain(source: Readable) {
+export function drain(source: Readable) {
   const discard = () => {
     while (source.read() !== null) {}
   };
@@ -80,12 +84,12 @@ export function createLocalStorage(root: string): AttachmentStorage {
           drain(source);
           out.destroy();
           await fsp.rm(tmp, { force: true });
-          return { sizeBytes: size, sha256: '', tooLarge: true };
+          return { sizeBytes: size, sha256: '', tooLarge: true, key };
         }
         out.end();
         await closed;
         await fsp.rename(tmp, file);
-        return { sizeBytes: size, sha256: hash.digest('hex'), tooLarge: false };
+        return { sizeBytes: size, sha256: hash.digest('hex'), tooLarge: false, key };
       } catch (err) {
         out.destroy();
         await fsp.rm(tmp, { force: true }).catch(() => {});

@@ -35,14 +35,14 @@ export default class Serve extends Command {
     const env = { ...process.env };
     if (flags.port !== undefined) env.PORT = String(flags.port);
     env.DATA_DIR = path.resolve(flags['data-dir'] ?? (env.DATA_DIR || userDataDir(env)));
-    const { startServer, stopOnSignals, StartError } = await import('../../server/start.js');
+    const { startServer, stopOnSignals, storageLine, StartError } = await import('../../server/start.js');
     try {
       const server = await startServer({ env });
       stopOnSignals(server);
       process.stdout.write(
         `formsvc serve: listening on ${server.url} (public base ${server.config.publicBaseUrl})\n` +
           `formsvc serve: data in ${server.database}` +
-          `${server.config.databaseUrl ? `, attachments in ${path.join(env.DATA_DIR, 'files')}` : ''}\n`,
+          `, attachments ${storageLine(server.config)}\n`,
       );
     } catch (err) {
       // A StartError was logged already; anything else (a bad setting, a port in use) is one line.

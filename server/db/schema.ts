@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -222,6 +223,23 @@ export const attachments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('attachments_submission').on(t.submissionId), index('attachments_org').on(t.orgId)],
+);
+
+/** bytea as Buffer on both drivers (postgres.js gives a Buffer, PGlite a Uint8Array). */
+const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)),
+});
+
+/** The bytes of attachments kept in the database (ATTACHMENT_STORAGE=postgres), in order by seq. */
+export const attachmentChunks = pgTable(
+  'attachment_chunks',
+  {
+    fileId: text('file_id').notNull(),
+    seq: integer('seq').notNull(),
+    bytes: bytea('bytes').notNull(),
+  },
+  (t) => [primaryKey({ name: 'attachment_chunks_pk', columns: [t.fileId, t.seq] })],
 );
 
 export const destinations = pgTable(

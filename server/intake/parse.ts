@@ -272,7 +272,7 @@ function onFile(c: Collected, rules: FileRules, name: string, stream: Readable, 
         contentType: info.mimeType || 'application/octet-stream',
         sizeBytes: r.sizeBytes,
         sha256: r.sha256,
-        storageKey: key,
+        storageKey: r.key,
       });
       addField(c.fields, name, id);
     }),

@@ -3,6 +3,7 @@ import type { z } from '../../shared/contracts/common.js';
 import type { EraseBody, EraseResult } from '../../shared/contracts/submissions.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
+import { deleteChunks } from '../files/postgres.js';
 import type { Actor, Deps } from '../http/context.js';
 import { eraseAddressTraces } from './erase-trace.js';
 import { getFormRow } from './forms.js';
@@ -83,7 +84,11 @@ export async function eraseSubmissions(
       const files = await tx
         .delete(attachments)
         .where(and(eq(attachments.orgId, actor.orgId), inArray(attachments.submissionId, ids)))
-        .returning({ key: attachments.storageKey });
+        .returning({ id: attachments.id, key: attachments.storageKey });
+      await deleteChunks(
+        tx,
+        files.map((f) => f.id),
+      );
       const gone = await tx
         .delete(submissions)
         .where(and(eq(submissions.orgId, actor.orgId), inArray(submissions.id, ids)))

@@ -16,6 +16,7 @@ import {
   streamSources,
   submissions,
 } from '../db/schema.js';
+import { deleteChunks } from '../files/postgres.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
@@ -259,7 +260,14 @@ export async function deleteForm(deps: Deps, actor: Actor, id: string) {
       .for('update');
     await tx.delete(deliveries).where(and(eq(deliveries.orgId, org), eq(deliveries.formId, id)));
     await tx.delete(routes).where(and(eq(routes.orgId, org), eq(routes.formId, id)));
-    await tx.delete(attachments).where(and(eq(attachments.orgId, org), eq(attachments.formId, id)));
+    const gone = await tx
+      .delete(attachments)
+      .where(and(eq(attachments.orgId, org), eq(attachments.formId, id)))
+      .returning({ id: attachments.id });
+    await deleteChunks(
+      tx,
+      gone.map((f) => f.id),
+    );
     await tx.delete(submissions).where(and(eq(submissions.orgId, org), eq(submissions.formId, id)));
     await tx.delete(streamSources).where(and(eq(streamSources.orgId, org), eq(streamSources.formId, id)));
     await tx.delete(driftEvents).where(and(eq(driftEvents.orgId, org), eq(driftEvents.formId, id)));

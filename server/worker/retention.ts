@@ -1,6 +1,7 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { PLANS } from '../../shared/plans.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
+import { deleteChunks } from '../files/postgres.js';
 import type { Deps } from '../http/context.js';
 
 /** Submissions (and digest deliveries) deleted per run at most: one run stays short. */
@@ -129,7 +130,11 @@ async function deleteSubmissions(deps: Deps, orgId: string, ids: string[]): Prom
     const files = await tx
       .delete(attachments)
       .where(and(eq(attachments.orgId, orgId), inArray(attachments.submissionId, doomed)))
-      .returning({ key: attachments.storageKey });
+      .returning({ id: attachments.id, key: attachments.storageKey });
+    await deleteChunks(
+      tx,
+      files.map((f) => f.id),
+    );
     const deleted = await tx
       .delete(submissions)
       .where(and(eq(submissions.orgId, orgId), inArray(submissions.id, doomed)))

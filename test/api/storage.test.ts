@@ -41,7 +41,7 @@ describe('local attachment storage', () => {
     const bytes = crypto.randomBytes(200_000);
     expect(fs.existsSync(root)).toBe(false);
     const r = await storage.write('org_a/fl_1', chunked(bytes), 1_000_000);
-    expect(r).toEqual({ sizeBytes: bytes.length, sha256: sha(bytes), tooLarge: false });
+    expect(r).toEqual({ sizeBytes: bytes.length, sha256: sha(bytes), tooLarge: false, key: 'org_a/fl_1' });
     expect(files(path.join(root, 'org_a'))).toEqual(['fl_1']);
     expect((await readAll(storage.read('org_a/fl_1'))).equals(bytes)).toBe(true);
     await storage.remove('org_a/fl_1');
@@ -54,6 +54,7 @@ describe('local attachment storage', () => {
       sizeBytes: 0,
       sha256: sha(Buffer.alloc(0)),
       tooLarge: false,
+      key: 'org_a/empty',
     });
     const ten = Buffer.from('0123456789');
     expect((await storage.write('org_a/ten', Readable.from([ten]), 10)).tooLarge).toBe(false);

@@ -6,10 +6,10 @@ import postgres from 'postgres';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { type Database, openPglite, openPostgres } from '../../server/db/client.js';
+import { createStorage } from '../../server/files/router.js';
 import type { Deps } from '../../server/http/context.js';
 import { createLogger } from '../../server/log.js';
 import { createMailer } from '../../server/mail.js';
-import { createLocalStorage } from '../../server/storage.js';
 import type { IntakeLoad } from '../../server/worker/intake-load.js';
 import { createOutbound } from '../../server/worker/outbound.js';
 import { Worker } from '../../server/worker/worker.js';
@@ -60,7 +60,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
     config,
     database,
     mailer,
-    storage: createLocalStorage(filesDir),
+    storage: createStorage(config.storage, database, filesDir),
     log: createLogger('silent'),
     wake: () => {
       wakes += 1;
@@ -147,7 +147,7 @@ export async function startTestApp(env: Record<string, string> = {}) {
 }
 
 /** A fresh database next to the one TEST_DATABASE_URL names; drop() removes it. */
-async function createScratchDatabase(url: string) {
+export async function createScratchDatabase(url: string) {
   const name = `${new URL(url).pathname.slice(1) || 'formsvc'}_${crypto.randomBytes(5).toString('hex')}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
