@@ -27,6 +27,8 @@ export interface RunningServer {
   log: Logger;
   /** `http://<address>:<port>` as bound. */
   url: string;
+  /** `http://<address>:<port>` of METRICS_PORT, when metrics are served apart. */
+  metricsUrl?: string;
   /** Where the data is: "PostgreSQL at …" or "embedded PGlite in /abs/dir". */
   database: string;
   /** Graceful stop: no new connections, requests in flight finished, worker and database closed. */
@@ -124,10 +126,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw new StartError((err as Error).message);
   }
   let metricsServer: Awaited<ReturnType<typeof listen>>['server'] | null = null;
+  let metricsUrl: string | undefined;
   if (config.metrics && config.metricsPort !== undefined) {
     try {
       const m = await listen(buildMetricsApp(deps).fetch, { ...config, port: config.metricsPort });
       metricsServer = m.server;
+      metricsUrl = `http://${m.address.address.includes(':') ? `[${m.address.address}]` : m.address.address}:${m.address.port}`;
       log.info(`metrics on http://${config.host}:${m.address.port}/metrics (METRICS_PORT, no token)`);
     } catch (err) {
       log.fatal(`METRICS_PORT: ${(err as Error).message}`);
@@ -174,7 +178,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     })();
     return stopping;
   };
-  return { config, log, url, database, stop };
+  return { config, log, url, metricsUrl, database, stop };
 }
 
 /**
