@@ -8,6 +8,7 @@ import type { ErrorCode } from '../shared/errors.js';
 import { registerHostedPages } from './dashboard/hosted.js';
 import { registerDashboard } from './dashboard/index.js';
 import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
+import { operationOf, registerMetrics } from './fleet/http.js';
 import type { AppEnv, Deps } from './http/context.js';
 import { ApiError, clientGone, envelope, zodIssues } from './http/errors.js';
 import { clientIp, trustList } from './http/ip.js';
@@ -78,13 +79,16 @@ export function buildApp(deps: Deps) {
     c.header('X-Request-Id', requestId);
     const started = performance.now();
     await next();
-    const ms = Math.round(performance.now() - started);
+    const elapsed = performance.now() - started;
+    const ms = Math.round(elapsed);
+    deps.metrics?.request(operationOf(c), c.res.status, elapsed / 1000);
     const line = { req_id: requestId, method: c.req.method, path: c.req.path, ms };
     // A client that went away before its answer is nobody's failure: debug, and no status it never saw.
     // Such a request ends in an error answer; asking only then spares every other request the
     // AbortSignal the question creates.
     if (c.res.status >= 400 && clientGone(c)) deps.log.debug(line, 'request closed by the client');
-    else if (c.req.path !== '/healthz') deps.log.info({ ...line, status: c.res.status }, 'request');
+    else if (c.req.path !== '/healthz' && c.req.path !== '/readyz' && c.req.path !== '/metrics')
+      deps.log.info({ ...line, status: c.res.status }, 'request');
   });
 
   // API answers hold an organization's data and one-time secrets: no shared or browser cache
@@ -106,6 +110,7 @@ export function buildApp(deps: Deps) {
     }),
   );
 
+  registerMetrics(app, deps);
   mountOperations(app);
   registerDashboard(app);
   registerHostedPages(app);

@@ -70,6 +70,12 @@ export interface Config {
   signInWindowS: number;
   /** Where attachment bytes are kept (ATTACHMENT_STORAGE, S3_*; docs/storage.md). */
   storage: StorageSettings;
+  /** Fleet settings (ROLE, METRICS*, SHUTDOWN_GRACE_MS): see fleetConfig. */
+  role: Role;
+  metrics: boolean;
+  metricsToken: string | undefined;
+  metricsPort: number | undefined;
+  shutdownGraceMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -178,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     signInTriesPerIp: int(env.SIGN_IN_TRIES_PER_IP, 60),
     signInWindowS: Math.max(1, int(env.SIGN_IN_WINDOW_S, 600)),
     storage: storageSettings(env),
+    ...fleetConfig(env),
   };
 }
 
@@ -229,5 +236,38 @@ export function storageSettings(env: Env): StorageSettings {
           forcePathStyle: bool(env.S3_FORCE_PATH_STYLE, Boolean(env.S3_ENDPOINT)),
         }
       : undefined,
+  };
+}
+
+// ---- fleet: roles, metrics, graceful shutdown (docs/fleet.md)
+
+export type Role = 'all' | 'api' | 'worker';
+const ROLES: Role[] = ['all', 'api', 'worker'];
+
+/**
+ * ROLE=all (HTTP API and worker), api (no worker) or worker (worker; HTTP serves only /healthz,
+ * /readyz and /metrics). WORKER=false turns the worker off in an `all` process, as before.
+ * METRICS=true serves GET /metrics, behind METRICS_TOKEN (bearer) unless METRICS_PORT binds it apart.
+ */
+function fleetConfig(env: Env) {
+  const role = (env.ROLE || 'all').toLowerCase() as Role;
+  if (!ROLES.includes(role)) throw new Error(`ROLE must be one of ${ROLES.join(', ')} (got ${env.ROLE})`);
+  const metrics = bool(env.METRICS, false);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  const metricsPort = env.METRICS_PORT ? int(env.METRICS_PORT, Number.NaN) : undefined;
+  if (metricsPort !== undefined && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort < 65536)) {
+    throw new Error(`METRICS_PORT must be a port number (got ${env.METRICS_PORT})`);
+  }
+  if (metrics && metricsPort === undefined && !metricsToken) {
+    throw new Error(
+      'METRICS=true needs METRICS_TOKEN (a bearer token for GET /metrics) or METRICS_PORT (a port of its own)',
+    );
+  }
+  return {
+    role,
+    metrics,
+    metricsToken,
+    metricsPort,
+    shutdownGraceMs: Math.max(0, int(env.SHUTDOWN_GRACE_MS, 10_000)),
   };
 }

@@ -1,8 +1,13 @@
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
 import { type Database, openPglite, openPostgres } from './db/client.js';
 import { createStorage } from './files/router.js';
+import { buildMetricsApp, buildWorkerApp } from './fleet/http.js';
+import { holdKeyFingerprint } from './fleet/keys.js';
+import { createMetrics } from './fleet/metrics.js';
+import { Readiness } from './fleet/readiness.js';
 import type { Deps } from './http/context.js';
 import { listen } from './http/listen.js';
 import { createLogger, type Logger } from './log.js';
@@ -10,7 +15,7 @@ import { createMailer } from './mail.js';
 import { collectWhenIdle } from './memory.js';
 import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
-import { Worker } from './worker/worker.js';
+import { WAKE_CHANNEL, Worker } from './worker/worker.js';
 
 export interface StartOptions {
   /** The settings (the table in docs/operations.md); default process.env. `formsvc serve` passes its flags through here. */
@@ -22,6 +27,8 @@ export interface RunningServer {
   log: Logger;
   /** `http://<address>:<port>` as bound. */
   url: string;
+  /** `http://<address>:<port>` of METRICS_PORT, when metrics are served apart. */
+  metricsUrl?: string;
   /** Where the data is: "PostgreSQL at …" or "embedded PGlite in /abs/dir". */
   database: string;
   /** Graceful stop: no new connections, requests in flight finished, worker and database closed. */
@@ -60,12 +67,28 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     log.fatal(`cannot open the database: ${(err as Error).message}`);
     throw new StartError(`cannot open the database: ${(err as Error).message}`);
   }
+  let releaseKeys: () => Promise<void> = async () => {};
+  if (config.databaseUrl) {
+    try {
+      releaseKeys = await holdKeyFingerprint(config.databaseUrl, config);
+    } catch (err) {
+      await db.close();
+      log.fatal((err as Error).message);
+      throw new StartError((err as Error).message);
+    }
+  }
   const mailer = createMailer(config);
   const storage = createStorage(config.storage, db, path.join(config.dataDir, 'files'));
   log.info(`attachments: ${storageLine(config)}`);
   const outbound = createOutbound({ allowPrivate: config.outboundAllowPrivate, timeoutMs: config.webhookTimeoutMs });
   let worker: Worker | null = null;
+  const readiness = new Readiness(db);
+  const metrics = config.metrics
+    ? await createMetrics({ database: db, sendsInFlight: () => worker?.sendsInFlight ?? 0, pool: db.pool ?? null })
+    : undefined;
   const deps: Deps = {
+    metrics,
+    readiness,
     config,
     database: db,
     mailer,
@@ -76,8 +99,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     fetch,
     outbound,
   };
-  const app = buildApp(deps);
-  if (config.worker) {
+  const app = config.role === 'worker' ? buildWorkerApp(deps) : buildApp(deps);
+  if (config.worker && config.role !== 'api') {
     worker = new Worker(deps, { config, mailer, outbound });
     await worker.start();
     deps.handoff = worker.handoff;
@@ -86,7 +109,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         `${config.workerPerDestination} per destination)`,
     );
   } else {
-    log.info('delivery worker off in this process (WORKER=false): another process must run it');
+    log.info(
+      `delivery worker off in this process (${config.role === 'api' ? 'ROLE=api' : 'WORKER=false'}): another process must run it`,
+    );
   }
 
   let listening: Awaited<ReturnType<typeof listen>>;
@@ -97,41 +122,92 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await worker?.stop();
     await outbound.close();
     mailer.close();
+    await releaseKeys();
     await db.close();
     throw new StartError((err as Error).message);
+  }
+  let metricsServer: Awaited<ReturnType<typeof listen>>['server'] | null = null;
+  let metricsUrl: string | undefined;
+  if (config.metrics && config.metricsPort !== undefined) {
+    try {
+      const m = await listen(buildMetricsApp(deps).fetch, { ...config, port: config.metricsPort });
+      metricsServer = m.server;
+      metricsUrl = `http://${m.address.address.includes(':') ? `[${m.address.address}]` : m.address.address}:${m.address.port}`;
+      log.info(`metrics on http://${config.host}:${m.address.port}/metrics (METRICS_PORT, no token)`);
+    } catch (err) {
+      log.fatal(`METRICS_PORT: ${(err as Error).message}`);
+      listening.server.close();
+      await worker?.stop();
+      await outbound.close();
+      mailer.close();
+      await releaseKeys();
+      await db.close();
+      throw new StartError((err as Error).message);
+    }
   }
   const { server } = listening;
   const { address, port } = listening.address;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  log.info(`formsvc listening on ${url} (public base ${config.publicBaseUrl})`);
+  log.info(`formsvc listening on ${url} (ROLE=${config.role}, public base ${config.publicBaseUrl})`);
   const releaseIdleGc = collectWhenIdle(config.idleGcMs, log);
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
+      // /readyz answers 503 from here on; no new connections; requests in flight get the grace.
+      readiness.stopping();
       releaseIdleGc();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await worker?.stop();
+      const grace = config.shutdownGraceMs;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const cutOff = setTimeout(() => server.closeAllConnections(), grace);
+      cutOff.unref();
+      // The worker claims nothing more, lets sends finish within the grace, hands back the rest
+      // (lease cleared) and wakes the other nodes, which take them at once.
+      await Promise.all([closed, worker?.stop(grace)]);
+      clearTimeout(cutOff);
+      if (worker && db.kind === 'postgres') {
+        await db.rows(sql`select pg_notify(${WAKE_CHANNEL}, '')`).catch(() => {});
+      }
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       await outbound.close();
       mailer.close();
+      await releaseKeys();
       await db.close();
       log.info('stopped');
     })();
     return stopping;
   };
-  return { config, log, url, database, stop };
+  return { config, log, url, metricsUrl, database, stop };
 }
 
-/** SIGINT/SIGTERM: stop gracefully and exit 0 (1 if that takes longer than 10 s). */
+/**
+ * SIGINT/SIGTERM: stop gracefully (see stop) and exit 0; a second signal exits at once (1). Should
+ * the stop hang past the grace and a margin, the process exits 1.
+ */
 export function stopOnSignals(server: RunningServer): void {
+  let signalled = false;
   const onSignal = (signal: string) => {
-    server.log.info(`${signal}: stopping (no new connections, finishing requests in flight)`);
-    const force = setTimeout(() => {
-      server.log.warn('shutdown took longer than 10 s; exiting');
+    if (signalled) {
+      server.log.warn(`${signal} again: exiting now`);
       process.exit(1);
-    }, 10_000);
+    }
+    signalled = true;
+    server.log.info(`${signal}: stopping (not ready, no new connections, finishing requests and sends in flight)`);
+    const limit = server.config.shutdownGraceMs * 3 + 5000;
+    const force = setTimeout(() => {
+      server.log.warn(`shutdown took longer than ${limit} ms; exiting`);
+      process.exit(1);
+    }, limit);
     force.unref();
-    void server.stop().then(() => process.exit(0));
+    void server.stop().then(
+      () => process.exit(0),
+      (err) => {
+        server.log.error({ err: String(err) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

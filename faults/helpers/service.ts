@@ -91,6 +91,20 @@ export async function serverProcess(smtp: Smtp, env: Record<string, string>) {
     alive() {
       return current !== null && current.exitCode === null && current.signalCode === null;
     },
+    /**
+     * Sends `signal` to the running process (not its group) and waits for it to exit: its exit
+     * code (null when a signal ended it) and when.
+     */
+    async signal(signal: NodeJS.Signals, then?: () => void): Promise<{ code: number | null; at: number }> {
+      const child = current;
+      if (!child || child.exitCode !== null || child.signalCode !== null) throw new Error('server not running');
+      const gone = new Promise<{ code: number | null; at: number }>((r) =>
+        child.once('exit', (code) => r({ code, at: Date.now() })),
+      );
+      child.kill(signal);
+      then?.();
+      return gone;
+    },
     /** kill -9 of the running process. */
     async kill() {
       if (current) await killAndWait(current);

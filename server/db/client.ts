@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { countPool, type PoolGauge } from '../fleet/pool-gauge.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { isConnectionLost } from './errors.js';
 import { isEmptyDir, seedFile, unpackSeed } from './pglite-seed.js';
@@ -26,6 +27,8 @@ export interface Database {
   /** Calls fn for every NOTIFY on channel (both drivers). */
   listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** How busy the PostgreSQL pool is (metrics); absent on PGlite. */
+  pool?: PoolGauge;
 }
 
 export const MIGRATIONS = path.join(PACKAGE_ROOT, 'migrations');
@@ -60,10 +63,12 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     connect_timeout: 5,
     backoff: reconnectDelayS,
   });
+  const pool = countPool(client, opts.max ?? 10);
   const db = guardTransactions(drizzlePg(client, { schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
+    pool,
     async rows<T>(query: SQL) {
       return (await db.execute(query)) as unknown as T[];
     },

@@ -3,6 +3,8 @@ import type { StatusCode } from 'hono/utils/http-status';
 import type { Operation, Scope, z } from '../../shared/contracts/common.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { Metrics } from '../fleet/metrics.js';
+import type { Readiness } from '../fleet/readiness.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../mail.js';
 import type { AttachmentStorage } from '../storage.js';
@@ -38,6 +40,10 @@ export interface Deps {
   fetch: typeof fetch;
   /** Outbound HTTP behind the SSRF guard: webhooks, Telegram, destination tests. */
   outbound: Outbound;
+  /** Prometheus series (METRICS=true); absent or a no-op otherwise. */
+  metrics?: Metrics;
+  /** /readyz's state (a shutdown under way); absent in tests that build deps by hand. */
+  readiness?: Readiness;
   /** This process's delivery worker taking deliveries as intake writes them (absent: no worker here). */
   handoff?: Handoff;
 }

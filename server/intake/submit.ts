@@ -33,6 +33,8 @@ export interface IntakeRequest {
   req: Request;
   ip: string;
   header(name: string): string | undefined;
+  /** The request id (X-Request-Id): kept in meta, so the worker's log lines of its deliveries carry it. */
+  requestId?: string;
 }
 
 export interface Outcome {
@@ -167,6 +169,7 @@ function requestMeta(input: IntakeRequest, origin: string | undefined, userAgent
     received_at: now.toISOString(),
     content_type: input.header('content-type') ?? null,
   };
+  if (input.requestId) meta.request_id = input.requestId;
   const country = input.header('cf-ipcountry') ?? input.header('x-vercel-ip-country') ?? input.header('x-country-code');
   if (country && /^[A-Za-z]{2}$/.test(country)) meta.country = country.toUpperCase();
   return meta;

@@ -95,10 +95,15 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     deps.handoff?.started();
     let out: Outcome;
     try {
-      out = await intake(deps, { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n) }, entry);
+      out = await intake(
+        deps,
+        { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n), requestId: c.get('requestId') },
+        entry,
+      );
     } finally {
       deps.handoff?.finished();
     }
+    if (!out.idempotent) deps.metrics?.submission(out.submission.status, out.submission.quarantineReason);
     cors(c, out.form);
     const s = out.submission;
     // A browser's form post gets pages, a script or server JSON; both learn the same.

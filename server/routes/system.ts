@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
 import { systemOps } from '../../shared/contracts/system.js';
 import { ERROR_CODES } from '../../shared/errors.js';
+import { readyAnswer } from '../fleet/http.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { openApiDocument } from '../openapi.js';
@@ -29,14 +29,8 @@ export function errorsPage(): string {
 }
 
 export function registerSystem(app: OpenAPIHono<AppEnv>) {
-  mount(app, systemOps.health, async (c) => {
-    try {
-      await c.get('deps').database.rows(sql`select 1`);
-      return send(c, { ok: true as const });
-    } catch {
-      return send(c, { ok: false as const }, 503);
-    }
-  });
+  mount(app, systemOps.health, (c) => send(c, { ok: true as const }));
+  mount(app, systemOps.ready, (c) => readyAnswer(c, c.get('deps')) as never);
   mount(app, systemOps.llms, (c) => {
     c.header('content-type', 'text/markdown; charset=utf-8');
     return c.body(llmsText(c.get('deps').config.publicBaseUrl), 200) as never;

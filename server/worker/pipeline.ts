@@ -201,6 +201,11 @@ export class Pipeline {
     }
   }
 
+  /** Sends under way now. */
+  get sending(): number {
+    return this.lanes.active;
+  }
+
   /** Rows this process holds now (queued, sending, or sent and not yet recorded). */
   get holding(): number {
     return this.claimed.size;

@@ -107,6 +107,7 @@ export class Recorder {
       sent = [];
       try {
         if ((await this.retried(() => settleSent(this.deps, items[0].kind, items))).dispatched) this.hooks.dispatched();
+        for (const a of items) this.observe(a, 'sent');
       } catch (err) {
         this.deps.log.error({ attempts: items.length, err: String(err) }, 'recording sent deliveries failed');
       } finally {
@@ -122,10 +123,13 @@ export class Recorder {
       await recordSent();
       try {
         if (a.kind === 'hook') {
-          this.hooks.retryAt('hook', await this.retried(() => settleHookDelivery(this.deps, a.row, a.result)));
+          const at = await this.retried(() => settleHookDelivery(this.deps, a.row, a.result));
+          this.observe(a, finalOutcome(a));
+          this.hooks.retryAt('hook', at);
         } else {
           const { dispatched, retryAt } = await this.retried(() => settleDelivery(this.deps, a.row, a.result));
           if (dispatched) this.hooks.dispatched();
+          this.observe(a, finalOutcome(a));
           this.hooks.retryAt('delivery', retryAt);
         }
       } catch (err) {
@@ -135,6 +139,21 @@ export class Recorder {
       }
     }
     await recordSent();
+  }
+
+  /** Metrics and the log line of one settled attempt (req_id: the request that planned it). */
+  private observe(a: Attempt, outcome: 'sent' | 'failed' | 'dead') {
+    const payload = a.row.payload as { meta?: { request_id?: unknown }; submission?: { received_at?: unknown } };
+    const receivedAt = typeof payload.submission?.received_at === 'string' ? payload.submission.received_at : null;
+    this.deps.metrics?.delivery(a.row.type ?? 'unknown', outcome, receivedAt);
+    const line = {
+      delivery_id: a.row.id,
+      req_id: typeof payload.meta?.request_id === 'string' ? payload.meta.request_id : undefined,
+      outcome,
+      attempt: a.row.attempts,
+    };
+    if (outcome === 'sent') this.deps.log.debug(line, 'delivery sent');
+    else this.deps.log.info({ ...line, error: a.result.error }, 'delivery attempt failed');
   }
 
   private async retried<T>(fn: () => Promise<T>): Promise<T> {
@@ -149,3 +168,7 @@ export class Recorder {
     return fn();
   }
 }
+
+/** What a failed attempt came to, for metrics and logs (settle.ts decides the same for the row). */
+const finalOutcome = (a: Attempt) =>
+  !a.result.retryable || a.row.attempts >= a.row.max_attempts ? ('dead' as const) : ('failed' as const);

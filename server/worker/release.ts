@@ -27,4 +27,6 @@ export async function releaseClaims(deps: Deps, held: Held[], now: Date) {
     const rows = held.filter((h) => h.kind === kind).map(({ id, attempts }) => ({ id, attempts }));
     if (rows.length) await deps.database.prepared(TEXT[kind], [JSON.stringify(rows), now.toISOString()]);
   }
+  // Other processes' workers wake for them now (NOTIFY), not on their next tick.
+  if (held.length) deps.wake();
 }

@@ -52,6 +52,11 @@ export class Worker {
     return this.pipeline.handoff;
   }
 
+  /** Sends under way in this process (metrics). */
+  get sendsInFlight() {
+    return this.pipeline.sending;
+  }
+
   /** Claim statements run per outbox since the start. */
   get claimsRun() {
     return this.pipeline.claimsRun;

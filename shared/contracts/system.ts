@@ -14,8 +14,25 @@ export const systemOps = {
     path: '/healthz',
     operationId: 'system_health',
     tags: ['discovery'],
-    summary: 'Liveness: 200 once the database is migrated and the worker runs',
-    responses: { 200: json(z.object({ ok: z.literal(true) })), 503: json(z.object({ ok: z.literal(false) })) },
+    summary: 'Liveness: 200 while the process runs (it listens only once the database is migrated)',
+    description:
+      'Asks nothing of the database: a load balancer or orchestrator restarts a process that stops answering ' +
+      'here. Whether the process should get traffic is /readyz.',
+    responses: { 200: json(z.object({ ok: z.literal(true) })) },
+  }),
+  ready: op('public', {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'system_ready',
+    tags: ['discovery'],
+    summary: 'Readiness: 200 when the database answers and is migrated; 503 with a reason otherwise',
+    description:
+      'Also 503 from the moment a shutdown starts (SIGTERM or SIGINT), so a load balancer stops sending ' +
+      'requests while the process finishes those in flight.',
+    responses: {
+      200: json(z.object({ ok: z.literal(true) })),
+      503: json(z.object({ ok: z.literal(false), reason: z.string() })),
+    },
   }),
   llms: op('public', {
     method: 'get',
