@@ -7,6 +7,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiResult } from '../shared/client.js';
+import { buildPath } from '../shared/paths.js';
 import { clientFor, type McpContext, type ToolDef, type ToolRun } from './context.js';
 import { exportPreview } from './export.js';
 import { quickstartAndVerify } from './quickstart.js';
@@ -85,7 +86,7 @@ function operationToolDef(tool: OperationTool): ToolDef {
       }
       if (res.error) return errorResult(res.error, res.status, res.requestId);
       if (res.data instanceof ArrayBuffer) {
-        const path = tool.operation.path.replace(/\{(\w+)\}/g, (_m, k: string) => encodeURIComponent(parts.params[k]));
+        const path = buildPath(tool.operation.path, parts.params);
         return binaryResult(tool, res, res.data, `${run.ctx.baseUrl}${path}`);
       }
       let summary = summarize(tool.name, res);

@@ -199,5 +199,3 @@ export function mountOperations(app: OpenAPIHono<AppEnv>) {
   registerSandboxes(app);
   registerMcp(app);
 }
-
-export type App = ReturnType<typeof buildApp>;

@@ -38,6 +38,7 @@
  */
 
 import type { Operation, z } from './contracts/common.js';
+import { buildPath } from './paths.js';
 
 export {
   DEFAULT_BASE_URL,
@@ -130,14 +131,7 @@ export async function getOperation(operationId: string): Promise<Operation> {
   return o;
 }
 
-/** Path params substituted (URL-encoded); a missing one is a programming error. */
-export function buildPath(path: string, params: Record<string, string | number> = {}): string {
-  return path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-    const v = params[name];
-    if (v === undefined || v === null || v === '') throw new Error(`missing path parameter "${name}" for ${path}`);
-    return encodeURIComponent(String(v));
-  });
-}
+export { buildPath };
 
 function appendQuery(url: URL, query: Record<string, unknown> = {}) {
   for (const [k, v] of Object.entries(query)) {

@@ -137,4 +137,3 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; meaning: string; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];

@@ -10,6 +10,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
+import { isObj, type Obj } from '../../shared/objects.js';
 import type { AppEnv } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { currentEntry } from '../intake/cache.js';
@@ -94,8 +95,6 @@ const SENSITIVE_FORMATS = new Set(['password', 'credit-card', 'creditcard', 'car
 const SENSITIVE_AUTOCOMPLETE =
   /\b(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp|cc-exp-month|cc-exp-year)\b/;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Why a field looks like a password or card number, or null. */

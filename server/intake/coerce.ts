@@ -8,9 +8,9 @@
  * applied per request with a lookup per field: no schema walking on the hot path.
  */
 
+import { isObj, type Obj } from '../../shared/objects.js';
 import { setOwn } from './parse.js';
 
-type Obj = Record<string, unknown>;
 type Scalar = 'integer' | 'number' | 'boolean';
 
 export interface FieldRule {
@@ -26,7 +26,6 @@ export interface FieldRule {
 
 export type FieldRules = ReadonlyMap<string, FieldRule>;
 
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const ORDER: Scalar[] = ['integer', 'number', 'boolean'];
 
 function declaredTypes(prop: Obj): string[] {

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
-import { deliveries, destinations, routes, streamSources, streams } from '../db/schema.js';
+import { destinations, routes, streamSources, streams } from '../db/schema.js';
 import { applyMapping, type Mapping, pickSource, selectorsOf } from '../streams/mapping.js';
 import { policyOf } from '../worker/policy.js';
 
@@ -187,11 +187,4 @@ export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
         createdAt: input.now,
       };
     });
-}
-
-/** Plans (and inserts, inside the intake transaction) the deliveries of one submission; see planFromRoutes. */
-export async function planDeliveries(tx: Db, input: PlanInput) {
-  const planned = planFromRoutes(await readFormRoutes(tx, input.orgId, input.form), input);
-  if (planned.length) await tx.insert(deliveries).values(planned);
-  return planned;
 }

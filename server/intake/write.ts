@@ -68,7 +68,49 @@ export async function writeInOneStatement(
   eventType: 'submission.received' | 'submission.quarantined' | null,
   handoff?: Handoff,
 ): Promise<{ result: OneStatementResult; dispatched: number; pending: number }> {
-  // Pending deliveries this process's worker has room for are written claimed (see Handoff).
+  const { deliveryRows, claimed } = deliveryRowsOf(entry, row, planned, handoff);
+  const event = eventType ? eventRow(submissionEvent(eventType, row, planned)) : null;
+  const hooks = event && eventType ? hookDeliveryRows(entry.hooks[eventType], event) : [];
+  const result = await intakeBatcher(database).write({
+    submission: submissionRecord(row, entry.gen),
+    deliveries: deliveryRows,
+    events: event ? [{ ...snake(event), sid: row.id }] : [],
+    hooks: hooks.map((h) => ({ ...snake(h), sid: row.id })),
+  });
+  if (result !== 'stored') return { result, dispatched: 0, pending: 0 };
+  if (claimed.length) handoff?.take(claimed);
+  const pending = planned.filter((d) => d.status === 'pending').length - claimed.length;
+  return { result: 'stored', dispatched: hooks.length, pending };
+}
+
+/** The submission row as the statement's JSON (snake_case), with the config gen it was decided with. */
+function submissionRecord(row: SubmissionRow, gen: IntakeEntry['gen']) {
+  return {
+    id: row.id,
+    org_id: row.orgId,
+    form_id: row.formId,
+    status: row.status,
+    quarantine_reason: row.quarantineReason,
+    test: row.test,
+    data: row.data,
+    form_schema_version: row.formSchemaVersion,
+    issues: row.issues,
+    spam: row.spam,
+    meta: row.meta,
+    client_ip: row.clientIp,
+    idempotency_key: row.idempotencyKey,
+    subject_hint: row.subjectHint,
+    received_at: row.receivedAt,
+    gen,
+  };
+}
+
+/**
+ * The planned deliveries as the statement's rows. Pending ones this process's worker has room for
+ * are written claimed (see Handoff): `sending`, their first attempt counted, with a lease, and
+ * returned in `claimed` to be handed to the worker once the statement commits.
+ */
+function deliveryRowsOf(entry: IntakeEntry, row: SubmissionRow, planned: Planned, handoff?: Handoff) {
   const lease = handoff ? new Date(row.receivedAt.getTime() + handoff.leaseMs) : null;
   const wanted = new Map<string, number>();
   const claimed: Claimed[] = [];
@@ -111,33 +153,5 @@ export async function writeInOneStatement(
     claimedRow.status = 'sending';
     return claimedRow;
   });
-  const event = eventType ? eventRow(submissionEvent(eventType, row, planned)) : null;
-  const hooks = event && eventType ? hookDeliveryRows(entry.hooks[eventType], event) : [];
-  const result = await intakeBatcher(database).write({
-    submission: {
-      id: row.id,
-      org_id: row.orgId,
-      form_id: row.formId,
-      status: row.status,
-      quarantine_reason: row.quarantineReason,
-      test: row.test,
-      data: row.data,
-      form_schema_version: row.formSchemaVersion,
-      issues: row.issues,
-      spam: row.spam,
-      meta: row.meta,
-      client_ip: row.clientIp,
-      idempotency_key: row.idempotencyKey,
-      subject_hint: row.subjectHint,
-      received_at: row.receivedAt,
-      gen: entry.gen,
-    },
-    deliveries: deliveryRows,
-    events: event ? [{ ...snake(event), sid: row.id }] : [],
-    hooks: hooks.map((h) => ({ ...snake(h), sid: row.id })),
-  });
-  if (result !== 'stored') return { result, dispatched: 0, pending: 0 };
-  if (claimed.length) handoff?.take(claimed);
-  const pending = planned.filter((d) => d.status === 'pending').length - claimed.length;
-  return { result: 'stored', dispatched: hooks.length, pending };
+  return { deliveryRows, claimed };
 }

@@ -1,6 +1,7 @@
 /** Embed snippets and the verify curl for a form, with its submit URL baked in. Pasted as is, they work. */
 
 import { shellQuote } from '../../shared/shell.js';
+import { isObj, type Obj } from '../../shared/objects.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { humanize } from '../schemas/infer.js';
 
@@ -89,11 +90,9 @@ const FORMAT_TYPES: Record<string, EmbedFieldType> = {
   'date-time': 'datetime-local',
 };
 
-type Obj = Record<string, unknown>;
 /** Own keys only: a widget or format named "constructor" must not find Object's. */
 const lookup = <T>(table: Record<string, T>, key: string): T | undefined =>
   Object.hasOwn(table, key) ? table[key] : undefined;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 

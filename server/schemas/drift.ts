@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DRIFT_KINDS } from '../../shared/contracts/drift.js';
 import { newId } from '../../shared/ids.js';
+import { isObj } from '../../shared/objects.js';
 import type { Db } from '../db/client.js';
 import { driftEvents, forms } from '../db/schema.js';
 import { appendEvent } from '../events.js';
@@ -34,11 +35,9 @@ export function jsonType(value: unknown): string {
 const fits = (observed: string, declared: string) =>
   observed === declared || (observed === 'integer' && declared === 'number');
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
 /** patternProperties keys as regexes; one that does not compile as a JS regex declares nothing here. */
 function patterns(schema: Record<string, unknown>): PatternTest[] {
-  if (!isObject(schema.patternProperties)) return [];
+  if (!isObj(schema.patternProperties)) return [];
   const out: PatternTest[] = [];
   for (const p of Object.keys(schema.patternProperties)) {
     try {
@@ -66,8 +65,8 @@ export function compareToSchema(jsonSchema: unknown, data: Record<string, unknow
 }
 
 function compare(jsonSchema: unknown, data: Record<string, unknown>): DriftFinding[] {
-  if (!isObject(jsonSchema)) return [];
-  const props = isObject(jsonSchema.properties) ? jsonSchema.properties : null;
+  if (!isObj(jsonSchema)) return [];
+  const props = isObj(jsonSchema.properties) ? jsonSchema.properties : null;
   const required = Array.isArray(jsonSchema.required)
     ? jsonSchema.required.filter((r): r is string => typeof r === 'string')
     : [];
@@ -81,7 +80,7 @@ function compare(jsonSchema: unknown, data: Record<string, unknown>): DriftFindi
         out.push({ field, kind: 'new_field', details: { observed_type: observed } });
       continue;
     }
-    if (!isObject(declared)) continue;
+    if (!isObj(declared)) continue;
     const types = ([] as unknown[]).concat(declared.type ?? []).filter((t): t is string => JSON_TYPES.has(t as string));
     if (types.length && !types.some((t) => fits(observed, t))) {
       out.push({ field, kind: 'type_change', details: { expected: types, observed } });

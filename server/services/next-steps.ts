@@ -1,5 +1,6 @@
 import type { NextStep as NextStepSchema, z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
+import { buildPath } from '../../shared/paths.js';
 
 export type NextStep = z.output<typeof NextStepSchema>;
 
@@ -15,11 +16,7 @@ type Params<P extends string> = Partial<Record<ParamsOf<P>, string>>;
 
 /** The operation's path with the parameters given filled in; the others stay `{name}`. */
 export function pathOf<P extends string>(op: Named<P>, params?: Params<P>): string {
-  let path: string = op.path;
-  for (const [name, value] of Object.entries(params ?? {})) {
-    if (typeof value === 'string') path = path.replace(`{${name}}`, value);
-  }
-  return path;
+  return buildPath(op.path, params, { keepMissing: true });
 }
 
 /** How a hint quotes an operation, e.g. `POST /v1/forms/{id}/schema`: a route renamed in the contract renames it. */

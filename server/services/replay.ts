@@ -2,11 +2,12 @@ import { and, asc, eq, gt, gte, inArray, lt, type SQL } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { ReplayFilter, ReplayWindow } from '../../shared/contracts/deliveries.js';
 import { ops } from '../../shared/contracts/index.js';
-import { deliveries, destinations, forms, routes, systemWebhookDeliveries } from '../db/schema.js';
+import { deliveries, destinations, forms, routes } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
+import { OUTBOX, type Outbox, type OutboxKind } from '../worker/outbox.js';
 import { routeOf } from './next-steps.js';
 import { getWebhookRow } from './webhooks.js';
 
@@ -21,7 +22,7 @@ type Window = z.output<typeof ReplayWindow>;
 export const REPLAY_BATCH = 1000;
 
 /** The time and status conditions shared by both outboxes. */
-function windowConds(w: Window, table: typeof deliveries | typeof systemWebhookDeliveries): SQL[] {
+function windowConds(w: Window, table: Outbox['rows']): SQL[] {
   const conds = [inArray(table.status, w.status ?? ['dead'])];
   if (w.since) conds.push(gte(table.createdAt, new Date(w.since)));
   if (w.until) conds.push(lt(table.createdAt, new Date(w.until)));
@@ -29,27 +30,58 @@ function windowConds(w: Window, table: typeof deliveries | typeof systemWebhookD
 }
 
 /**
- * Walks the matching rows by id in batches; `queue` re-checks each batch's status under the
- * update (a row that changed meanwhile is matched but not queued).
+ * Replays the rows of one outbox that match `conds` and the window: each becomes pending and due
+ * now with a fresh attempt budget (a disabled target's wait, not due, until it is enabled), walked
+ * by id in batches. Each batch's update re-checks the window (a row that changed meanwhile is
+ * matched but not queued), and the worker is woken after each, so the first batches are sent
+ * while the next are queued. Appends one `deliveries.replayed` event with `subject`.
  */
-async function inBatches(
+async function replay(
   deps: Deps,
-  select: (after: string) => Promise<string[]>,
-  queue: (ids: string[]) => Promise<number>,
+  kind: OutboxKind,
+  orgId: string,
+  conds: SQL[],
+  w: Window,
+  subject: Record<string, string | null>,
 ): Promise<{ matched: number; queued: number }> {
-  let matched = 0;
-  let queued = 0;
+  const db = deps.database.db;
+  const { rows } = OUTBOX[kind];
+  const result = { matched: 0, queued: 0 };
   let after = '';
   for (;;) {
-    const ids = await select(after);
+    const ids = (
+      await db
+        .select({ id: rows.id })
+        .from(rows)
+        .where(and(eq(rows.orgId, orgId), ...windowConds(w, rows), ...conds, gt(rows.id, after)))
+        .orderBy(asc(rows.id))
+        .limit(REPLAY_BATCH)
+    ).map((r) => r.id);
     if (!ids.length) break;
-    matched += ids.length;
-    queued += await queue(ids);
+    result.matched += ids.length;
+    const nextAttemptAt = dueNowUnlessDisabled(deps.now(), kind);
+    result.queued += (
+      await db
+        .update(rows)
+        .set({ status: 'pending', attempts: 0, nextAttemptAt, leaseUntil: null })
+        .where(and(inArray(rows.id, ids), ...windowConds(w, rows)))
+        .returning({ id: rows.id })
+    ).length;
     after = ids[ids.length - 1];
-    deps.wake(); // the first batches are sent while the next are queued
+    deps.wake();
     if (ids.length < REPLAY_BATCH) break;
   }
-  return { matched, queued };
+  const ev = await db.transaction((tx) =>
+    appendEvent(tx, {
+      orgId,
+      type: 'deliveries.replayed',
+      subject,
+      data: { filter: recorded(w), ...result },
+      now: deps.now(),
+    }),
+  );
+  if (ev.dispatched) deps.wake();
+  return result;
 }
 
 /** 404 unless each id the filter names is the caller's (another organization's id is not visible). */
@@ -87,84 +119,20 @@ export async function retryDeliveries(deps: Deps, actor: Actor, f: Filter) {
     });
   }
   await checkOwned(deps, actor.orgId, f);
-  const db = deps.database.db;
-  const conds = [eq(deliveries.orgId, actor.orgId), ...windowConds(f, deliveries)];
+  const conds: SQL[] = [];
   if (f.destination_id) conds.push(eq(deliveries.destinationId, f.destination_id));
   if (f.route_id) conds.push(eq(deliveries.routeId, f.route_id));
   if (f.form_id) conds.push(eq(deliveries.formId, f.form_id));
-  const result = await inBatches(
-    deps,
-    async (after) =>
-      (
-        await db
-          .select({ id: deliveries.id })
-          .from(deliveries)
-          .where(and(...conds, gt(deliveries.id, after)))
-          .orderBy(asc(deliveries.id))
-          .limit(REPLAY_BATCH)
-      ).map((r) => r.id),
-    async (ids) =>
-      (
-        await db
-          .update(deliveries)
-          .set({ status: 'pending', attempts: 0, nextAttemptAt: dueNowUnlessDisabled(deps.now()), leaseUntil: null })
-          .where(and(inArray(deliveries.id, ids), ...windowConds(f, deliveries)))
-          .returning({ id: deliveries.id })
-      ).length,
-  );
-  const ev = await db.transaction((tx) =>
-    appendEvent(tx, {
-      orgId: actor.orgId,
-      type: 'deliveries.replayed',
-      subject: {
-        destination_id: f.destination_id ?? null,
-        route_id: f.route_id ?? null,
-        form_id: f.form_id ?? null,
-      },
-      data: { filter: recorded(f), ...result },
-      now: deps.now(),
-    }),
-  );
-  if (ev.dispatched) deps.wake();
-  return result;
+  return replay(deps, 'delivery', actor.orgId, conds, f, {
+    destination_id: f.destination_id ?? null,
+    route_id: f.route_id ?? null,
+    form_id: f.form_id ?? null,
+  });
 }
 
 /** The same for one system webhook's deliveries (POST /v1/webhooks/{id}/deliveries/retry). */
 export async function retryWebhookDeliveries(deps: Deps, actor: Actor, webhookId: string, w: Window) {
-  const db = deps.database.db;
-  const hook = await getWebhookRow(db, actor.orgId, webhookId);
-  const t = systemWebhookDeliveries;
-  const conds = [eq(t.orgId, actor.orgId), eq(t.webhookId, webhookId), ...windowConds(w, t)];
-  const now = deps.now();
-  const result = await inBatches(
-    deps,
-    async (after) =>
-      (
-        await db
-          .select({ id: t.id })
-          .from(t)
-          .where(and(...conds, gt(t.id, after)))
-          .orderBy(asc(t.id))
-          .limit(REPLAY_BATCH)
-      ).map((r) => r.id),
-    async (ids) =>
-      (
-        await db
-          .update(t)
-          .set({ status: 'pending', attempts: 0, nextAttemptAt: hook.enabled ? now : null, leaseUntil: null })
-          .where(and(inArray(t.id, ids), ...windowConds(w, t)))
-          .returning({ id: t.id })
-      ).length,
-  );
-  const ev = await db.transaction((tx) =>
-    appendEvent(tx, {
-      orgId: actor.orgId,
-      type: 'deliveries.replayed',
-      subject: { webhook_id: webhookId },
-      data: { filter: recorded(w), ...result },
-      now,
-    }),
-  );
-  if (ev.dispatched) deps.wake();
-  return result;
+  await getWebhookRow(deps.database.db, actor.orgId, webhookId);
+  const conds = [eq(OUTBOX.hook.rowTarget, webhookId)];
+  return replay(deps, 'hook', actor.orgId, conds, w, { webhook_id: webhookId });
 }

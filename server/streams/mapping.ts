@@ -4,13 +4,12 @@
  * has exactly one of `from` (form field), `const` (fixed value) or `expr` (reserved) plus an
  * optional `default`.
  */
+
+import { isObj } from '../../shared/objects.js';
 import { ApiError } from '../http/errors.js';
 
 export type MappingEntry = { from?: string; const?: unknown; expr?: string; default?: unknown };
 export type Mapping = Record<string, MappingEntry>;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The top-level properties a schema declares (empty when it declares none). */
 export function declaredFields(jsonSchema: unknown): string[] {

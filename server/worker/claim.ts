@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import { OUTBOX, OUTBOX_KINDS, type OutboxKind } from './outbox.js';
 
 /** A claimed row: marked `sending` with a lease, its attempt already counted. */
 export interface Claimed {
@@ -33,7 +34,7 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
-export type OutboxKind = 'delivery' | 'hook';
+export type { OutboxKind };
 
 /**
  * The claim of one outbox as one statement of fixed text (prepared once per connection).
@@ -79,22 +80,13 @@ function claimText(table: string, candidates: string, target: string, extra: str
   returning t.id, t.org_id, t.${target} as target_id, t.attempts, t.max_attempts, t.payload, ${extra}`;
 }
 
-/** The two outboxes: route deliveries (target = destination) and system-webhook deliveries (target = webhook). */
-const CLAIM: Record<OutboxKind, string> = {
-  delivery: claimText(
-    'deliveries',
-    'claim_candidates_deliveries',
-    'destination_id',
-    // The destination's type travels with the row (its delivery policy), looked up by primary key.
-    't.event_type, t.submission_id, t.form_id, t.route_id, (select x.type from destinations x where x.id = t.destination_id) as type',
-  ),
-  hook: claimText(
-    'system_webhook_deliveries',
-    'claim_candidates_hooks',
-    'webhook_id',
-    "t.event_type, null::text as submission_id, null::text as form_id, null::text as route_id, 'webhook'::text as type",
-  ),
-};
+/** The claim statement of each outbox, its text built from the outbox's data. */
+const CLAIM = Object.fromEntries(
+  OUTBOX_KINDS.map((k) => {
+    const o = OUTBOX[k];
+    return [k, claimText(o.table, o.candidates, o.targetColumn, o.claimColumns)];
+  }),
+) as Record<OutboxKind, string>;
 
 /** The claim statement of one outbox (tests read its plan). */
 export const claimStatement = (kind: OutboxKind) => CLAIM[kind];

@@ -47,88 +47,104 @@ export async function planDigests(deps: Deps): Promise<number> {
       deps.log.warn({ route_id: route.id, err: String(err) }, 'digest route has an unusable cron');
       continue;
     }
-    for (const period of periods) {
-      if (period.until.getTime() <= route.createdAt.getTime()) continue;
-      const from = new Date(Math.max(period.from.getTime(), route.createdAt.getTime()));
-      const periodKey = `${period.from.toISOString()}/${period.until.toISOString()}`;
-      const [exists] = await db
-        .select({ id: deliveries.id })
-        .from(deliveries)
-        .where(and(eq(deliveries.routeId, route.id), eq(deliveries.periodKey, periodKey)))
-        .limit(1);
-      if (exists) continue;
-      const statuses = ['received'];
-      if (route.quality.exclude_spam === false) statuses.push('spam');
-      if (route.quality.exclude_quarantined === false) statuses.push('quarantined');
-      const items = await db
-        .select()
-        .from(submissions)
-        .where(
-          and(
-            eq(submissions.formId, form.id),
-            gte(submissions.receivedAt, from),
-            lt(submissions.receivedAt, period.until),
-            inArray(submissions.status, statuses),
-            // Over-quota submissions are paused, not summarised; only their instant routes hold them.
-            or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
-          ),
-        )
-        .orderBy(asc(submissions.id))
-        .limit(DIGEST_MAX_ITEMS + 1);
-      const inWindow = items.filter((s) => {
-        const { from: wf, until: wu } = route.window;
-        return !((wf && s.receivedAt < new Date(wf)) || (wu && s.receivedAt > new Date(wu)));
-      });
-      if (!inWindow.length) continue;
-      const id = newId('delivery');
-      const listed = inWindow.slice(0, DIGEST_MAX_ITEMS);
-      const payload = {
-        id,
-        type: 'digest.ready',
-        schema_version: null,
-        stream: null,
-        form: { id: form.id, slug: form.slug },
-        period: {
-          from: period.from.toISOString(),
-          until: period.until.toISOString(),
-          cron: mode.cron,
-          timezone: mode.timezone ?? 'UTC',
-        },
-        count: listed.length,
-        truncated: inWindow.length > DIGEST_MAX_ITEMS,
-        submissions: listed.map((s) => ({
-          id: s.id,
-          status: s.status,
-          test: s.test,
-          received_at: s.receivedAt.toISOString(),
-          data: s.data,
-          meta: s.meta,
-        })),
-        data: {},
-        extras: {},
-        meta: {},
-      };
-      const inserted = await db
-        .insert(deliveries)
-        .values({
-          id,
-          orgId: route.orgId,
-          submissionId: null,
-          routeId: route.id,
-          destinationId: route.destinationId,
-          formId: form.id,
-          status: 'pending',
-          maxAttempts: policyOf(type).maxAttempts,
-          nextAttemptAt: dueNowUnlessDisabledFor(route.destinationId, now),
-          eventType: 'digest.ready',
-          periodKey,
-          payload,
-          createdAt: now,
-        })
-        .onConflictDoNothing({ target: [deliveries.routeId, deliveries.periodKey], where: sql`period_key is not null` })
-        .returning({ id: deliveries.id });
-      planned += inserted.length;
-    }
+    for (const period of periods) planned += await planPeriod(deps, { route, form, type }, period, now);
   }
   return planned;
+}
+
+type DigestRoute = {
+  route: typeof routes.$inferSelect;
+  form: { id: string; slug: string; name: string };
+  type: string;
+};
+
+/** Plans the digest delivery of one route's closed period, unless it has one or nothing to list: 1 or 0. */
+async function planPeriod(
+  deps: Deps,
+  { route, form, type }: DigestRoute,
+  period: { from: Date; until: Date },
+  now: Date,
+) {
+  const { db } = deps.database;
+  const mode = route.mode as { cron: string; timezone?: string };
+  if (period.until.getTime() <= route.createdAt.getTime()) return 0;
+  const from = new Date(Math.max(period.from.getTime(), route.createdAt.getTime()));
+  const periodKey = `${period.from.toISOString()}/${period.until.toISOString()}`;
+  const [exists] = await db
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(and(eq(deliveries.routeId, route.id), eq(deliveries.periodKey, periodKey)))
+    .limit(1);
+  if (exists) return 0;
+  const statuses = ['received'];
+  if (route.quality.exclude_spam === false) statuses.push('spam');
+  if (route.quality.exclude_quarantined === false) statuses.push('quarantined');
+  const items = await db
+    .select()
+    .from(submissions)
+    .where(
+      and(
+        eq(submissions.formId, form.id),
+        gte(submissions.receivedAt, from),
+        lt(submissions.receivedAt, period.until),
+        inArray(submissions.status, statuses),
+        // Over-quota submissions are paused, not summarised; only their instant routes hold them.
+        or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
+      ),
+    )
+    .orderBy(asc(submissions.id))
+    .limit(DIGEST_MAX_ITEMS + 1);
+  const inWindow = items.filter((s) => {
+    const { from: wf, until: wu } = route.window;
+    return !((wf && s.receivedAt < new Date(wf)) || (wu && s.receivedAt > new Date(wu)));
+  });
+  if (!inWindow.length) return 0;
+  const id = newId('delivery');
+  const listed = inWindow.slice(0, DIGEST_MAX_ITEMS);
+  const payload = {
+    id,
+    type: 'digest.ready',
+    schema_version: null,
+    stream: null,
+    form: { id: form.id, slug: form.slug },
+    period: {
+      from: period.from.toISOString(),
+      until: period.until.toISOString(),
+      cron: mode.cron,
+      timezone: mode.timezone ?? 'UTC',
+    },
+    count: listed.length,
+    truncated: inWindow.length > DIGEST_MAX_ITEMS,
+    submissions: listed.map((s) => ({
+      id: s.id,
+      status: s.status,
+      test: s.test,
+      received_at: s.receivedAt.toISOString(),
+      data: s.data,
+      meta: s.meta,
+    })),
+    data: {},
+    extras: {},
+    meta: {},
+  };
+  const inserted = await db
+    .insert(deliveries)
+    .values({
+      id,
+      orgId: route.orgId,
+      submissionId: null,
+      routeId: route.id,
+      destinationId: route.destinationId,
+      formId: form.id,
+      status: 'pending',
+      maxAttempts: policyOf(type).maxAttempts,
+      nextAttemptAt: dueNowUnlessDisabledFor(route.destinationId, now),
+      eventType: 'digest.ready',
+      periodKey,
+      payload,
+      createdAt: now,
+    })
+    .onConflictDoNothing({ target: [deliveries.routeId, deliveries.periodKey], where: sql`period_key is not null` })
+    .returning({ id: deliveries.id });
+  return inserted.length;
 }

@@ -1,14 +1,15 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.js';
-import { deliveries, destinations, systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
+import { destinations, type systemWebhooks } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import type { Claimed } from './claim.js';
+import { OUTBOX, type OutboxKind } from './outbox.js';
 import type { SendResult } from './types.js';
 
-type DestinationRow = typeof destinations.$inferSelect;
-type HookRow = typeof systemWebhooks.$inferSelect;
+/** A target row as the shared paths read it (a system webhook has only the columns both share). */
+type TargetRow = typeof destinations.$inferSelect;
 
 /**
  * Switching a destination (or system webhook) off and on. A disabled target's deliveries wait as
@@ -16,94 +17,62 @@ type HookRow = typeof systemWebhooks.$inferSelect;
  * never claimed and handed back in a loop. Turning the target on makes them due at once.
  */
 
-/** Every queued delivery of a destination waits (pending, not due); dead and sent ones stay as they are. */
-async function parkDeliveries(tx: Db, destinationId: string) {
+/** Every queued row of a target waits (pending, not due); dead and sent ones stay as they are. */
+async function parkRows(tx: Db, kind: OutboxKind, targetId: string) {
+  const { rows, rowTarget } = OUTBOX[kind];
   await tx
-    .update(deliveries)
+    .update(rows)
     .set({ status: 'pending', nextAttemptAt: null, leaseUntil: null })
-    .where(and(eq(deliveries.destinationId, destinationId), inArray(deliveries.status, ['pending', 'failed'])));
+    .where(and(eq(rowTarget, targetId), inArray(rows.status, ['pending', 'failed'])));
 }
 
-async function parkHookDeliveries(tx: Db, webhookId: string) {
-  await tx
-    .update(systemWebhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: null, leaseUntil: null })
-    .where(
-      and(
-        eq(systemWebhookDeliveries.webhookId, webhookId),
-        inArray(systemWebhookDeliveries.status, ['pending', 'failed']),
-      ),
-    );
-}
-
-/** Makes every waiting delivery of a destination due now; returns how many. */
-export async function resumeDeliveries(tx: Db, destinationId: string, now: Date): Promise<number> {
-  const rows = await tx
-    .update(deliveries)
+/** Makes every waiting row of a target due now; returns how many. */
+export async function resumeRows(tx: Db, kind: OutboxKind, targetId: string, now: Date): Promise<number> {
+  const { rows, rowTarget } = OUTBOX[kind];
+  const resumed = await tx
+    .update(rows)
     .set({ nextAttemptAt: now })
-    .where(
-      and(
-        eq(deliveries.destinationId, destinationId),
-        eq(deliveries.status, 'pending'),
-        isNull(deliveries.nextAttemptAt),
-      ),
-    )
-    .returning({ id: deliveries.id });
-  return rows.length;
-}
-
-async function resumeHookDeliveries(tx: Db, webhookId: string, now: Date): Promise<number> {
-  const rows = await tx
-    .update(systemWebhookDeliveries)
-    .set({ nextAttemptAt: now })
-    .where(
-      and(
-        eq(systemWebhookDeliveries.webhookId, webhookId),
-        eq(systemWebhookDeliveries.status, 'pending'),
-        isNull(systemWebhookDeliveries.nextAttemptAt),
-      ),
-    )
-    .returning({ id: systemWebhookDeliveries.id });
-  return rows.length;
+    .where(and(eq(rowTarget, targetId), eq(rows.status, 'pending'), isNull(rows.nextAttemptAt)))
+    .returning({ id: rows.id });
+  return resumed.length;
 }
 
 /**
- * Turns a destination off or on (PATCH {enabled}); inside the caller's transaction. Off: its queued
- * deliveries wait. On: the failure run is forgotten (failing_since, health) and they are due now.
- * Returns the row, or null when it is not the organization's.
+ * Turns a destination or system webhook off or on (PATCH {enabled}); inside the caller's
+ * transaction. Off: its queued rows wait. On: the failure run is forgotten (failing_since, health)
+ * and they are due now. Returns the row, or null when it is not the organization's.
  */
-export async function setDestinationEnabled(tx: Db, orgId: string, id: string, enabled: boolean, now: Date) {
+export async function setTargetEnabled(
+  tx: Db,
+  kind: OutboxKind,
+  orgId: string,
+  id: string,
+  enabled: boolean,
+  now: Date,
+): Promise<TargetRow | null> {
+  const { targets } = OUTBOX[kind];
   const [row] = await tx
-    .update(destinations)
+    .update(targets)
     .set(
       enabled
         ? { enabled, disabledReason: null, failingSince: null, consecutiveFailures: 0, health: 'unknown' }
         : { enabled, disabledReason: 'disabled by hand' },
     )
-    .where(and(eq(destinations.id, id), eq(destinations.orgId, orgId)))
+    .where(and(eq(targets.id, id), eq(targets.orgId, orgId)))
     .returning();
   if (!row) return null;
-  if (enabled) await resumeDeliveries(tx, id, now);
-  else await parkDeliveries(tx, id);
+  if (enabled) await resumeRows(tx, kind, id, now);
+  else await parkRows(tx, kind, id);
   return row;
 }
 
-/** The same for a system webhook (PATCH /v1/webhooks/{id} {enabled}). */
-export async function setHookEnabled(tx: Db, orgId: string, id: string, enabled: boolean, now: Date) {
-  const [row] = await tx
-    .update(systemWebhooks)
-    .set(
-      enabled
-        ? { enabled, disabledReason: null, failingSince: null, consecutiveFailures: 0, health: 'unknown' }
-        : { enabled, disabledReason: 'disabled by hand' },
-    )
-    .where(and(eq(systemWebhooks.id, id), eq(systemWebhooks.orgId, orgId)))
-    .returning();
-  if (!row) return null;
-  if (enabled) await resumeHookDeliveries(tx, id, now);
-  else await parkHookDeliveries(tx, id);
-  return row;
-}
+/** setTargetEnabled for a destination (PATCH /v1/destinations/{id} {enabled}). */
+export const setDestinationEnabled = (tx: Db, orgId: string, id: string, enabled: boolean, now: Date) =>
+  setTargetEnabled(tx, 'delivery', orgId, id, enabled, now);
+
+/** setTargetEnabled for a system webhook (PATCH /v1/webhooks/{id} {enabled}). */
+export const setHookEnabled = async (tx: Db, orgId: string, id: string, enabled: boolean, now: Date) =>
+  (await setTargetEnabled(tx, 'hook', orgId, id, enabled, now)) as typeof systemWebhooks.$inferSelect | null;
 
 /**
  * Why a failing target is switched off now, or null: a webhook's 410 Gone at once, otherwise a run
@@ -125,75 +94,53 @@ export function disableReason(
 }
 
 /**
- * After a failed attempt of a route delivery (settle's transaction, the destination row as the
- * failure left it): disables the destination when disableReason says so, appending
- * `destination.disabled`, and keeps this row waiting when the destination is off. Returns how many
- * system-webhook deliveries the event planned, and whether the row was made to wait.
+ * After a failed attempt (settle's transaction, the target row as the failure left it): disables
+ * the target when disableReason says so (a 410 counts for webhooks: every system webhook, and
+ * webhook destinations), appending the outbox's disabled event, and keeps this row waiting when
+ * the target is off. Returns how many system-webhook deliveries the event planned, and whether the
+ * row was made to wait.
  */
-export async function afterDeliveryFailure(
+export async function afterFailure(
   tx: Db,
   deps: Deps,
+  kind: OutboxKind,
   row: Claimed,
-  dest: DestinationRow,
+  target: TargetRow,
   r: SendResult,
 ): Promise<{ dispatched: number; parked: boolean }> {
-  const reason = disableReason(deps, dest, r, dest.type === 'webhook');
+  const { rows, targets, subjectKey, disabledEvent, targetType } = OUTBOX[kind];
+  const reason = disableReason(deps, target, r, targetType(target) === 'webhook');
   let dispatched = 0;
   if (reason) {
-    await tx.update(destinations).set({ enabled: false, disabledReason: reason }).where(eq(destinations.id, dest.id));
+    await tx.update(targets).set({ enabled: false, disabledReason: reason }).where(eq(targets.id, target.id));
     const ev = await appendEvent(tx, {
       orgId: row.org_id,
-      type: 'destination.disabled',
-      subject: { destination_id: dest.id },
-      data: { reason, failing_since: dest.failingSince?.toISOString() ?? null, last_error: r.error },
+      type: disabledEvent,
+      subject: { [subjectKey]: target.id },
+      data: { reason, failing_since: target.failingSince?.toISOString() ?? null, last_error: r.error },
       now: deps.now(),
     });
     dispatched += ev.dispatched;
-    await parkDeliveries(tx, dest.id);
-  } else if (!dest.enabled) {
-    // Sent while the destination was being switched off: the failure waits with the others.
+    await parkRows(tx, kind, target.id);
+  } else if (!target.enabled) {
+    // Sent while the target was being switched off: the failure waits with the others.
     await tx
-      .update(deliveries)
+      .update(rows)
       .set({ status: 'pending', nextAttemptAt: null })
-      .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'failed')));
+      .where(and(eq(rows.id, row.id), eq(rows.status, 'failed')));
   }
-  return { dispatched, parked: reason !== null || !dest.enabled };
-}
-
-/** After a failed attempt of a system-webhook delivery: the same rule, appending `webhook.disabled`. */
-export async function afterHookFailure(tx: Db, deps: Deps, row: Claimed, hook: HookRow, r: SendResult) {
-  const reason = disableReason(deps, hook, r, true);
-  let dispatched = 0;
-  if (reason) {
-    await tx
-      .update(systemWebhooks)
-      .set({ enabled: false, disabledReason: reason })
-      .where(eq(systemWebhooks.id, hook.id));
-    const ev = await appendEvent(tx, {
-      orgId: row.org_id,
-      type: 'webhook.disabled',
-      subject: { webhook_id: hook.id },
-      data: { reason, failing_since: hook.failingSince?.toISOString() ?? null, last_error: r.error },
-      now: deps.now(),
-    });
-    dispatched += ev.dispatched;
-    await parkHookDeliveries(tx, hook.id);
-  } else if (!hook.enabled) {
-    await tx
-      .update(systemWebhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: null })
-      .where(and(eq(systemWebhookDeliveries.id, row.id), eq(systemWebhookDeliveries.status, 'failed')));
-  }
-  return { dispatched, parked: reason !== null || !hook.enabled };
+  return { dispatched, parked: reason !== null || !target.enabled };
 }
 
 /** The failure-run bookkeeping settle adds to a target's update: the run starts at its first failure. */
 export const failingSinceOnFailure = (now: Date, column: AnyPgColumn) =>
   sql`coalesce(${column}, ${now.toISOString()}::timestamptz)`;
 
-/** A queued delivery is due now, unless its destination is disabled: then it waits (not due). */
-export const dueNowUnlessDisabled = (now: Date) =>
-  sql`case when exists (select 1 from ${destinations} where ${destinations.id} = ${deliveries.destinationId} and ${destinations.enabled}) then ${now.toISOString()}::timestamptz else null end`;
+/** A queued row is due now, unless its target is disabled: then it waits (not due). */
+export const dueNowUnlessDisabled = (now: Date, kind: OutboxKind = 'delivery') => {
+  const { targets, rowTarget } = OUTBOX[kind];
+  return sql`case when exists (select 1 from ${targets} where ${targets.id} = ${rowTarget} and ${targets.enabled}) then ${now.toISOString()}::timestamptz else null end`;
+};
 
 /** The same for a row being inserted for the destination `destinationId` (a digest delivery). */
 export const dueNowUnlessDisabledFor = (destinationId: string, now: Date) =>

@@ -1,7 +1,8 @@
 import type { Deps } from '../http/context.js';
-import type { Claimed, OutboxKind } from './claim.js';
+import type { Claimed } from './claim.js';
 import { IntakeLoad } from './intake-load.js';
 import type { Prepared } from './message.js';
+import { OUTBOX, type OutboxKind } from './outbox.js';
 import { deliver } from './policy.js';
 import type { Held } from './release.js';
 import type { AdapterDeps, SendResult } from './types.js';
@@ -230,11 +231,6 @@ export class Lanes {
 
   private async deliver(kind: OutboxKind, job: Job): Promise<SendResult> {
     const p = job.prepared;
-    if (kind === 'hook') {
-      return p
-        ? deliver(this.adapterDeps, p.dest, p.msg)
-        : failure('the system webhook was deleted or disabled', false);
-    }
-    return p ? deliver(this.adapterDeps, p.dest, p.msg) : failure('the destination was deleted', false);
+    return p ? deliver(this.adapterDeps, p.dest, p.msg) : failure(OUTBOX[kind].gone, false);
   }
 }

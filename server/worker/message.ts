@@ -1,13 +1,12 @@
 import { inArray } from 'drizzle-orm';
+import { type Obj, objOf } from '../../shared/objects.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { destinations, forms, submissions, systemWebhooks } from '../db/schema.js';
-import type { Claimed, OutboxKind } from './claim.js';
+import type { Claimed } from './claim.js';
+import type { OutboxKind } from './outbox.js';
 import { payloadsWithFiles } from './payload-files.js';
 import type { DestinationTarget, OutboundMessage } from './types.js';
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 
 /** What one claimed row is sent as; null when its destination (or system webhook) is gone or disabled. */
 export type Prepared = { dest: DestinationTarget; msg: OutboundMessage } | null;
@@ -59,7 +58,7 @@ export async function loadMessages(
     const d = destById.get(r.target_id);
     return d && d.type !== 'webhook';
   });
-  const formIdOf = (r: Claimed) => r.form_id ?? (obj(r.payload.form).id as string | undefined) ?? null;
+  const formIdOf = (r: Claimed) => r.form_id ?? (objOf(r.payload.form).id as string | undefined) ?? null;
   const formIds = [...new Set(templated.map(formIdOf).filter((x): x is string => !!x))];
   const subIds = [...new Set(templated.map((r) => r.submission_id).filter((x): x is string => !!x))];
   const formRows = formIds.length
@@ -84,7 +83,7 @@ export async function loadMessages(
       continue;
     }
     const payload = withFiles.get(row.id) ?? row.payload;
-    const payloadForm = obj(payload.form);
+    const payloadForm = objOf(payload.form);
     const formId = formIdOf(row);
     const form = formId ? formById.get(formId) : undefined;
     out.set(row.id, {
@@ -102,9 +101,9 @@ export async function loadMessages(
                 name: String(payloadForm.slug ?? ''),
                 settings: {},
               },
-          submission: payload.submission ? obj(payload.submission) : null,
-          data: obj(payload.data),
-          meta: obj(payload.meta),
+          submission: payload.submission ? objOf(payload.submission) : null,
+          data: objOf(payload.data),
+          meta: objOf(payload.meta),
           subject_hint: (row.submission_id ? hintById.get(row.submission_id) : null) ?? null,
           submissions: Array.isArray(payload.submissions) ? (payload.submissions as Obj[]) : undefined,
         },

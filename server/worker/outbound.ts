@@ -43,32 +43,8 @@ export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number 
       ...r,
       latencyMs: Math.round((performance.now() - started) * 10) / 10,
     });
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return done({ ok: false, status: null, excerpt: '', error: 'the URL is not valid' });
-    }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      return done({
-        ok: false,
-        status: null,
-        excerpt: '',
-        error: 'only http and https URLs are called',
-        refused: true,
-      });
-    }
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    const kind = !opts.allowPrivate && net.isIP(host) ? blockedKind(host) : null;
-    if (kind) {
-      return done({
-        ok: false,
-        status: null,
-        excerpt: '',
-        error: new RefusedTarget(kind).message,
-        refused: true,
-      });
-    }
+    const target = checkTarget(url, opts.allowPrivate);
+    if (!(target instanceof URL)) return done(target);
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       const { agent, request } = await undici();
@@ -81,21 +57,7 @@ export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number 
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of res.body) {
-          const buf = chunk as Buffer;
-          chunks.push(buf);
-          size += buf.length;
-          if (size >= READ_CAP) break;
-        }
-      } catch {
-        // a body cut short or too slow still leaves the status we got
-      } finally {
-        res.body.destroy();
-      }
-      const text = Buffer.concat(chunks).subarray(0, READ_CAP).toString('utf8');
+      const text = await readCapped(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       return done({
         ok,
@@ -112,6 +74,42 @@ export function createOutbound(opts: { allowPrivate: boolean; timeoutMs: number 
   }
 
   return { post, close: async () => (client ? (await client).agent.close() : undefined) };
+}
+
+/** The URL to call, or why it is not called: not a URL, not http(s), or a literal private address refused. */
+function checkTarget(url: string, allowPrivate: boolean): URL | Omit<HttpResult, 'latencyMs'> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return { ok: false, status: null, excerpt: '', error: 'the URL is not valid' };
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return { ok: false, status: null, excerpt: '', error: 'only http and https URLs are called', refused: true };
+  }
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const kind = !allowPrivate && net.isIP(host) ? blockedKind(host) : null;
+  if (kind) return { ok: false, status: null, excerpt: '', error: new RefusedTarget(kind).message, refused: true };
+  return target;
+}
+
+/** The answer's body as text, read up to READ_CAP; a body cut short or too slow gives what arrived. */
+async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      chunks.push(buf);
+      size += buf.length;
+      if (size >= READ_CAP) break;
+    }
+  } catch {
+    // a body cut short or too slow still leaves the status we got
+  } finally {
+    body.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, READ_CAP).toString('utf8');
 }
 
 function failure(err: unknown, timeoutMs: number, signal: AbortSignal): Omit<HttpResult, 'latencyMs'> {

@@ -1,7 +1,5 @@
 import type { Database } from '../db/client.js';
-import type { OutboxKind } from './claim.js';
-
-const TABLE: Record<OutboxKind, string> = { delivery: 'deliveries', hook: 'system_webhook_deliveries' };
+import { OUTBOX, type OutboxKind } from './outbox.js';
 
 /**
  * Statistics for an outbox table before its first backlog. A fresh database has none until
@@ -27,7 +25,7 @@ export class OutboxStats {
   }
 
   private async ensure(kind: OutboxKind) {
-    const table = TABLE[kind];
+    const { table } = OUTBOX[kind];
     const [row] = await this.database.prepared<{ never: boolean }>(
       `select (last_analyze is null and last_autoanalyze is null) as never
        from pg_stat_user_tables where relname = $1::text`,

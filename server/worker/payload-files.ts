@@ -1,3 +1,4 @@
+import { type Obj, objOf } from '../../shared/objects.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { attachmentSummary } from '../present/submissions.js';
@@ -5,14 +6,11 @@ import { attachmentsOf, mayHaveFiles } from '../services/attachments.js';
 import { fileLinker } from '../services/file-links.js';
 import type { Claimed } from './claim.js';
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-
 /** The submissions a delivery row carries that may have files: its own, or a digest's items. */
 function candidates(row: Claimed): string[] {
   const items = row.payload.submissions;
   if (Array.isArray(items)) {
-    return items.filter((s) => mayHaveFiles(obj(s).meta)).map((s) => String(obj(s).id));
+    return items.filter((s) => mayHaveFiles(objOf(s).meta)).map((s) => String(objOf(s).id));
   }
   return row.submission_id && mayHaveFiles(row.payload.meta) ? [row.submission_id] : [];
 }
@@ -49,12 +47,12 @@ export async function payloadsWithFiles(
   for (const row of rows) {
     const items = row.payload.submissions;
     if (Array.isArray(items)) {
-      if (!items.some((s) => files.has(String(obj(s).id)))) continue;
+      if (!items.some((s) => files.has(String(objOf(s).id)))) continue;
       out.set(row.id, {
         ...row.payload,
         submissions: items.map((s) => {
-          const found = listed(row, String(obj(s).id));
-          return found.length ? { ...obj(s), attachments: found } : s;
+          const found = listed(row, String(objOf(s).id));
+          return found.length ? { ...objOf(s), attachments: found } : s;
         }),
       });
     } else if (row.submission_id && files.has(row.submission_id)) {

@@ -1,8 +1,9 @@
 import type { Deps, Handoff } from '../http/context.js';
-import { type Claimed, claim, type OutboxKind } from './claim.js';
+import { type Claimed, claim } from './claim.js';
 import { IntakeLoad } from './intake-load.js';
 import { type Lane, Lanes } from './lanes.js';
 import { loadMessages, type Prepared } from './message.js';
+import { OUTBOX_KINDS, type OutboxKind } from './outbox.js';
 import { OutboxStats } from './outbox-stats.js';
 import { Recorder } from './recorder.js';
 import { type Held, releaseClaims } from './release.js';
@@ -22,7 +23,7 @@ const CLAIM_GAP_MS = 20;
  * claims when it ends.
  */
 const EMPTY_CLAIM_PAUSE_MS = 200;
-const KINDS: OutboxKind[] = ['delivery', 'hook'];
+const KINDS = OUTBOX_KINDS;
 
 /** Waits for p, or ms at most. */
 async function within(p: Promise<unknown>, ms: number) {
@@ -195,8 +196,7 @@ export class Pipeline {
         }
       }
     } catch (err) {
-      this.want.delivery = false;
-      this.want.hook = false;
+      for (const k of KINDS) this.want[k] = false;
       this.deps.log.error({ err: String(err) }, 'worker claim failed; the tick will try again');
     }
   }

@@ -1,6 +1,6 @@
 import type { Deps } from '../http/context.js';
-import type { OutboxKind } from './claim.js';
-import { settleDelivery, settleHookDelivery } from './settle.js';
+import type { OutboxKind } from './outbox.js';
+import { settleAttempt } from './settle.js';
 import { type Attempt, settleSent } from './settle-sent.js';
 
 /** Finished attempts recorded per settle statement at most. */
@@ -32,7 +32,7 @@ export interface RecorderHooks {
 /**
  * Records finished attempts in batches, one batch at a time, in the order they finished:
  * consecutive successes of one outbox in one statement (settleSent), each failure on its own
- * (settleDelivery / settleHookDelivery: backoff, dead, destination health and its alerts), so
+ * (settleAttempt: backoff, dead, destination health and its alerts), so
  * health moves as the attempts happened. A batch goes at once when it is large or no send is out;
  * otherwise it waits up to LINGER_MS for more answers to join it (on PGlite a statement runs on
  * this thread and costs about as much for one row as for fifty; on PostgreSQL it saves commits).
@@ -122,16 +122,10 @@ export class Recorder {
       }
       await recordSent();
       try {
-        if (a.kind === 'hook') {
-          const at = await this.retried(() => settleHookDelivery(this.deps, a.row, a.result));
-          this.observe(a, finalOutcome(a));
-          this.hooks.retryAt('hook', at);
-        } else {
-          const { dispatched, retryAt } = await this.retried(() => settleDelivery(this.deps, a.row, a.result));
-          if (dispatched) this.hooks.dispatched();
-          this.observe(a, finalOutcome(a));
-          this.hooks.retryAt('delivery', retryAt);
-        }
+        const { dispatched, retryAt } = await this.retried(() => settleAttempt(this.deps, a.kind, a.row, a.result));
+        if (dispatched) this.hooks.dispatched();
+        this.observe(a, finalOutcome(a));
+        this.hooks.retryAt(a.kind, retryAt);
       } catch (err) {
         this.deps.log.error({ delivery_id: a.row.id, err: String(err) }, 'settling an attempt failed');
       } finally {

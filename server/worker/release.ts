@@ -1,5 +1,5 @@
 import type { Deps } from '../http/context.js';
-import type { OutboxKind } from './claim.js';
+import { OUTBOX, OUTBOX_KINDS, type OutboxKind } from './outbox.js';
 
 /** A row this process claimed: which outbox, and the attempt count its claim left on it. */
 export interface Held {
@@ -12,10 +12,7 @@ const RELEASE = (table: string) => `update ${table} d
     set status = 'pending', next_attempt_at = $2::timestamptz, lease_until = null, attempts = d.attempts - 1
     from jsonb_to_recordset($1::jsonb) as v(id text, attempts int)
     where d.id = v.id and d.status = 'sending' and d.attempts = v.attempts`;
-const TEXT: Record<OutboxKind, string> = {
-  delivery: RELEASE('deliveries'),
-  hook: RELEASE('system_webhook_deliveries'),
-};
+const TEXT = Object.fromEntries(OUTBOX_KINDS.map((k) => [k, RELEASE(OUTBOX[k].table)])) as Record<OutboxKind, string>;
 
 /**
  * Hands claimed rows back unsent: `pending`, due at `now`, and the attempt their claim counted
@@ -23,7 +20,7 @@ const TEXT: Record<OutboxKind, string> = {
  * in the state this process's claim left them are touched.
  */
 export async function releaseClaims(deps: Deps, held: Held[], now: Date) {
-  for (const kind of ['delivery', 'hook'] as const) {
+  for (const kind of OUTBOX_KINDS) {
     const rows = held.filter((h) => h.kind === kind).map(({ id, attempts }) => ({ id, attempts }));
     if (rows.length) await deps.database.prepared(TEXT[kind], [JSON.stringify(rows), now.toISOString()]);
   }

@@ -2,7 +2,8 @@ import { newId } from '../../shared/ids.js';
 import { SYSTEM_WEBHOOK_MAX_ATTEMPTS } from '../events.js';
 import type { Deps } from '../http/context.js';
 import { presentEvent } from '../present/events.js';
-import type { Claimed, OutboxKind } from './claim.js';
+import type { Claimed } from './claim.js';
+import { OUTBOX, OUTBOX_KINDS, type Outbox, type OutboxKind } from './outbox.js';
 import { storedResult } from './settle.js';
 import type { SendResult } from './types.js';
 
@@ -15,28 +16,23 @@ export interface Attempt {
 }
 
 /**
- * Successful route deliveries in one statement: each row becomes `sent` (guarded on the attempt it
- * claimed, as settleDelivery does), its destination reads healthy and verified (written only when
- * it did not already), and each settled row appends its `delivery.sent` event and the
- * system-webhook deliveries subscribed to it. Rows another worker took over are left alone, and
- * so are their event and its fan-out.
+ * Successful attempts of one outbox in one statement: each row becomes `sent` (guarded on the
+ * attempt it claimed, as settleAttempt does), its target reads healthy (and verified, for
+ * destinations; written only when it did not already), and, where the outbox raises events, each
+ * settled row appends its `delivery.sent` event and the system-webhook deliveries subscribed to it.
+ * Rows another worker took over are left alone, and so are their event and its fan-out.
  *
- * $1 [{id, attempts, response, at, event_id, subject, data}], $2 [{id, org_id, webhook_id,
- * event_id, at, payload}] (one per event and subscribed webhook), $3 max attempts of those.
+ * $1 [{id, attempts, response, at}] (with event_id, subject, data where the outbox raises
+ * events), $2 [{id, org_id, webhook_id, event_id, at, payload}] (one per event and subscribed
+ * webhook), $3 max attempts of those.
  */
-const SENT_DELIVERIES = `with v as (
-    select * from jsonb_to_recordset($1::jsonb)
-      as v(id text, attempts int, response jsonb, at timestamptz, event_id text, subject jsonb, data jsonb)
-  ), upd as (
-    update deliveries d set status = 'sent', next_attempt_at = null, lease_until = null,
-      last_response = v.response, last_error = null, sent_at = v.at
-    from v where d.id = v.id and d.status = 'sending' and d.attempts = v.attempts
-    returning d.id, d.org_id, d.destination_id, v.at, v.event_id, v.subject, v.data
-  ), dst as (
-    update destinations set health = 'ok', verified = true, consecutive_failures = 0, failing_since = null
-    where id in (select destination_id from upd)
-      and (health <> 'ok' or not verified or consecutive_failures <> 0 or failing_since is not null)
-  ), ev as (
+function sentText(o: Outbox) {
+  const ev = o.events ? ', event_id text, subject jsonb, data jsonb' : '';
+  const evCols = o.events ? ', v.event_id, v.subject, v.data' : '';
+  const verified = o.verifies ? ', verified = true' : '';
+  const unverified = o.verifies ? ' or not verified' : '';
+  const events = o.events
+    ? `, ev as (
     insert into events (id, org_id, type, subject, data, created_at)
     select event_id, org_id, 'delivery.sent', subject, data, at from upd
   ), hk as (
@@ -47,28 +43,30 @@ const SENT_DELIVERIES = `with v as (
       as h(id text, org_id text, webhook_id text, event_id text, at timestamptz, payload jsonb)
     where h.event_id in (select event_id from upd)
     returning 1
-  )
-  select (select count(*) from upd)::int as settled, (select count(*) from hk)::int as dispatched`;
-
-/** Successful system-webhook deliveries in one statement; their webhooks read healthy again. */
-const SENT_HOOKS = `with v as (
-    select * from jsonb_to_recordset($1::jsonb) as v(id text, attempts int, response jsonb, at timestamptz)
+  )`
+    : '';
+  return `with v as (
+    select * from jsonb_to_recordset($1::jsonb) as v(id text, attempts int, response jsonb, at timestamptz${ev})
   ), upd as (
-    update system_webhook_deliveries d set status = 'sent', next_attempt_at = null, lease_until = null,
+    update ${o.table} d set status = 'sent', next_attempt_at = null, lease_until = null,
       last_response = v.response, last_error = null, sent_at = v.at
     from v where d.id = v.id and d.status = 'sending' and d.attempts = v.attempts
-    returning d.webhook_id
-  ), wh as (
-    update system_webhooks set health = 'ok', consecutive_failures = 0, failing_since = null
-    where id in (select webhook_id from upd) and (health <> 'ok' or consecutive_failures <> 0 or failing_since is not null)
-  )
-  select (select count(*) from upd)::int as settled, 0 as dispatched`;
+    returning d.id, d.org_id, d.${o.targetColumn} as target_id, v.at${evCols}
+  ), tgt as (
+    update ${o.targetTable} set health = 'ok'${verified}, consecutive_failures = 0, failing_since = null
+    where id in (select target_id from upd)
+      and (health <> 'ok'${unverified} or consecutive_failures <> 0 or failing_since is not null)
+  )${events}
+  select (select count(*) from upd)::int as settled, ${o.events ? '(select count(*) from hk)::int' : '0'} as dispatched`;
+}
+
+const SENT = Object.fromEntries(OUTBOX_KINDS.map((k) => [k, sentText(OUTBOX[k])])) as Record<OutboxKind, string>;
 
 /**
  * Records many successful attempts of one outbox at once: one statement (two for route
  * deliveries, whose `delivery.sent` events may fan out to system webhooks) instead of a
- * transaction per attempt. Failures are not batched: each one goes through settleDelivery or
- * settleHookDelivery (backoff, dead, destination health and its alerts).
+ * transaction per attempt. Failures are not batched: each one goes through settleAttempt (backoff,
+ * dead, target health and its alerts).
  * Returns how many rows were settled and how many system-webhook deliveries were planned.
  */
 export async function settleSent(
@@ -85,27 +83,10 @@ export async function settleSent(
     at: a.at.toISOString(),
   });
   let rows: { settled: number; dispatched: number }[];
-  if (kind === 'hook') {
-    rows = await database.prepared(SENT_HOOKS, [JSON.stringify(done.map(base))]);
+  if (!OUTBOX[kind].events) {
+    rows = await database.prepared(SENT[kind], [JSON.stringify(done.map(base))]);
   } else {
-    const events = done.map((a) => ({
-      ...base(a),
-      event_id: newId('event'),
-      subject: {
-        delivery_id: a.row.id,
-        submission_id: a.row.submission_id,
-        route_id: a.row.route_id,
-        destination_id: a.row.target_id,
-        form_id: a.row.form_id,
-      },
-      data: {
-        attempts: a.row.attempts,
-        status_code: a.result.status_code,
-        latency_ms: a.result.latency_ms,
-        error: null,
-      },
-      org_id: a.row.org_id,
-    }));
+    const events = done.map((a) => ({ ...base(a), ...sentEvent(a), org_id: a.row.org_id }));
     const hooks = await subscribed(deps, [...new Set(done.map((a) => a.row.org_id))]);
     const fanOut = events.flatMap((e) =>
       (hooks.get(e.org_id) ?? []).map((webhookId) => ({
@@ -124,7 +105,7 @@ export async function settleSent(
         }),
       })),
     );
-    rows = await database.prepared(SENT_DELIVERIES, [
+    rows = await database.prepared(SENT[kind], [
       JSON.stringify(events.map(({ org_id: _org, ...e }) => e)),
       JSON.stringify(fanOut),
       String(SYSTEM_WEBHOOK_MAX_ATTEMPTS),
@@ -132,6 +113,21 @@ export async function settleSent(
   }
   const [r] = rows;
   return { settled: Number(r?.settled ?? 0), dispatched: Number(r?.dispatched ?? 0) };
+}
+
+/** The `delivery.sent` event of one successful attempt: a new id, its subject and data. */
+function sentEvent(a: Attempt) {
+  return {
+    event_id: newId('event'),
+    subject: {
+      delivery_id: a.row.id,
+      submission_id: a.row.submission_id,
+      route_id: a.row.route_id,
+      destination_id: a.row.target_id,
+      form_id: a.row.form_id,
+    },
+    data: { attempts: a.row.attempts, status_code: a.result.status_code, latency_ms: a.result.latency_ms, error: null },
+  };
 }
 
 const SUBSCRIBED = `select id, org_id from system_webhooks

@@ -1,10 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { deliveries, destinations, systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
+import { destinations } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import type { Deps } from '../http/context.js';
 import type { Claimed } from './claim.js';
-import { afterDeliveryFailure, afterHookFailure, failingSinceOnFailure } from './disable.js';
+import { afterFailure, failingSinceOnFailure } from './disable.js';
+import { OUTBOX, type OutboxKind } from './outbox.js';
 import { type DeliveryPolicy, isFinal, policyOf } from './policy.js';
 import type { SendResult } from './types.js';
 
@@ -14,6 +15,7 @@ export const FAILING_AFTER = 5;
 export const ALERT_THROTTLE_MS = 60 * 60 * 1000;
 
 export type Outcome = 'sent' | 'failed' | 'dead';
+type DestinationRow = typeof destinations.$inferSelect;
 
 /** What is stored as last_response: the spec's DeliveryResult. */
 export function storedResult(r: SendResult) {
@@ -40,17 +42,19 @@ function retryAt(deps: Deps, row: Claimed, r: SendResult, outcome: Outcome, now:
 }
 
 /**
- * Records one attempt of a route delivery in one transaction: the delivery row (guarded on the
- * attempt it claimed, so a worker whose lease ran out cannot overwrite a newer attempt), the
- * destination's health and verified flag, and the events `delivery.sent`, `delivery.dead`,
- * `destination.failing`. Answers how many events were fanned out to system webhooks, and when the
- * delivery is tried again.
+ * Records one attempt of either outbox in one transaction: the row (guarded on the attempt it
+ * claimed, so a worker whose lease ran out cannot overwrite a newer attempt), its target's health
+ * (and verified flag, for destinations), and for route deliveries the events `delivery.sent`,
+ * `delivery.dead` and `destination.failing`. Answers how many events were fanned out to system
+ * webhooks, and when the row is tried again.
  */
-export async function settleDelivery(
+export async function settleAttempt(
   deps: Deps,
+  kind: OutboxKind,
   row: Claimed,
   r: SendResult,
 ): Promise<{ dispatched: number; retryAt: Date | null }> {
+  const { rows } = OUTBOX[kind];
   const now = deps.now();
   const outcome = outcomeOf(row, r);
   const next = retryAt(deps, row, r, outcome, now);
@@ -62,7 +66,7 @@ export async function settleDelivery(
         : r.error;
   return deps.database.db.transaction(async (tx) => {
     const updated = await tx
-      .update(deliveries)
+      .update(rows)
       .set({
         status: outcome,
         nextAttemptAt: next,
@@ -71,19 +75,20 @@ export async function settleDelivery(
         lastError,
         sentAt: outcome === 'sent' ? now : undefined,
       })
-      .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'sending'), eq(deliveries.attempts, row.attempts)))
-      .returning({ id: deliveries.id });
+      .where(and(eq(rows.id, row.id), eq(rows.status, 'sending'), eq(rows.attempts, row.attempts)))
+      .returning({ id: rows.id });
     if (!updated.length) return { dispatched: 0, retryAt: null }; // another worker took the row after our lease ran out
-    const attempt: Attempt = { tx, row, r, now };
-    if (r.ok) return { dispatched: await destinationSent(attempt), retryAt: null };
-    const failed = await destinationFailed(deps, attempt, outcome);
+    const attempt: Attempt = { tx, kind, row, r, now };
+    if (r.ok) return { dispatched: await targetSent(attempt), retryAt: null };
+    const failed = await targetFailed(deps, attempt, outcome);
     return { dispatched: failed.dispatched, retryAt: failed.parked ? null : next };
   });
 }
 
-/** One settled attempt of a route delivery, inside the transaction that records it. */
+/** One settled attempt, inside the transaction that records it. */
 interface Attempt {
   tx: Db;
+  kind: OutboxKind;
   row: Claimed;
   r: SendResult;
   now: Date;
@@ -103,107 +108,77 @@ function eventOf({ row, r }: Attempt) {
   };
 }
 
-/** A sent attempt: the destination is healthy and verified, and `delivery.sent` is appended. */
-async function destinationSent(a: Attempt): Promise<number> {
+/** A sent attempt: the target is healthy (and verified), and `delivery.sent` is appended where the outbox raises events. */
+async function targetSent(a: Attempt): Promise<number> {
+  const { targets, verifies, events } = OUTBOX[a.kind];
   await a.tx
-    .update(destinations)
-    .set({ health: 'ok', verified: true, consecutiveFailures: 0, failingSince: null })
-    .where(eq(destinations.id, a.row.target_id));
+    .update(targets)
+    .set({ health: 'ok', consecutiveFailures: 0, failingSince: null, ...(verifies ? { verified: true } : {}) })
+    .where(eq(targets.id, a.row.target_id));
+  if (!events) return 0;
   const { subject, data } = eventOf(a);
   return (await appendEvent(a.tx, { orgId: a.row.org_id, type: 'delivery.sent', subject, data, now: a.now }))
     .dispatched;
 }
 
 /**
- * A failed attempt: one more consecutive failure of the destination (which may disable it, see
- * disable.ts), `delivery.dead` when the delivery gave up, and `destination.failing` when the
- * failures reach FAILING_AFTER. Both alerts reach system webhooks at most once an hour per destination.
+ * A failed attempt: one more consecutive failure of the target (which may disable it, see
+ * disable.ts), and `failing` health when the failures reach FAILING_AFTER. Where the outbox raises
+ * events, `delivery.dead` when the delivery gave up and `destination.failing` with that health;
+ * both alerts reach system webhooks at most once an hour per destination.
  */
-async function destinationFailed(deps: Deps, a: Attempt, outcome: Outcome) {
-  const { tx, row, r, now } = a;
-  const [dest] = await tx
-    .update(destinations)
+async function targetFailed(deps: Deps, a: Attempt, outcome: Outcome) {
+  const { tx, kind, row, r, now } = a;
+  const { targets, events } = OUTBOX[kind];
+  const [target] = await tx
+    .update(targets)
     .set({
-      consecutiveFailures: sql`${destinations.consecutiveFailures} + 1`,
-      failingSince: failingSinceOnFailure(now, destinations.failingSince),
+      consecutiveFailures: sql`${targets.consecutiveFailures} + 1`,
+      failingSince: failingSinceOnFailure(now, targets.failingSince),
     })
-    .where(eq(destinations.id, row.target_id))
+    .where(eq(targets.id, row.target_id))
     .returning();
-  if (!dest) return { dispatched: 0, parked: false };
-  const off = await afterDeliveryFailure(tx, deps, row, dest, r);
+  if (!target) return { dispatched: 0, parked: false };
+  const off = await afterFailure(tx, deps, kind, row, target, r);
   let dispatched = off.dispatched;
-  const quiet = (at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
-  if (outcome === 'dead') {
-    // Every death is in the log; only its fan-out is throttled.
-    const throttled = quiet(dest.lastDeadEventAt);
-    const { subject, data } = eventOf(a);
-    const ev = await appendEvent(tx, {
-      orgId: row.org_id,
-      type: 'delivery.dead',
-      subject,
-      data: { ...data, throttled },
-      now,
-      fanOut: !throttled,
-    });
-    dispatched += ev.dispatched;
-    if (!throttled) await tx.update(destinations).set({ lastDeadEventAt: now }).where(eq(destinations.id, dest.id));
-  }
-  if (dest.consecutiveFailures >= FAILING_AFTER && dest.health !== 'failing') {
-    await tx.update(destinations).set({ health: 'failing' }).where(eq(destinations.id, dest.id));
-    if (!quiet(dest.lastFailingEventAt)) {
-      await tx.update(destinations).set({ lastFailingEventAt: now }).where(eq(destinations.id, dest.id));
-      const ev = await appendEvent(tx, {
-        orgId: row.org_id,
-        type: 'destination.failing',
-        subject: { destination_id: dest.id },
-        data: { consecutive_failures: dest.consecutiveFailures, last_error: r.error },
-        now,
-      });
-      dispatched += ev.dispatched;
-    }
+  if (events && outcome === 'dead') dispatched += await deadEvent(a, target);
+  if (target.consecutiveFailures >= FAILING_AFTER && target.health !== 'failing') {
+    await tx.update(targets).set({ health: 'failing' }).where(eq(targets.id, target.id));
+    if (events) dispatched += await failingEvent(a, target);
   }
   return { dispatched, parked: off.parked };
 }
 
-/** Records one attempt of a system-webhook delivery; system webhooks raise no events (no loops). */
-export async function settleHookDelivery(deps: Deps, row: Claimed, r: SendResult): Promise<Date | null> {
-  const now = deps.now();
-  const outcome = outcomeOf(row, r);
-  const next = retryAt(deps, row, r, outcome, now);
-  return deps.database.db.transaction(async (tx) => {
-    const updated = await tx
-      .update(systemWebhookDeliveries)
-      .set({
-        status: outcome,
-        nextAttemptAt: next,
-        leaseUntil: null,
-        lastResponse: storedResult(r),
-        lastError: r.ok ? null : r.error,
-        sentAt: outcome === 'sent' ? now : undefined,
-      })
-      .where(
-        and(
-          eq(systemWebhookDeliveries.id, row.id),
-          eq(systemWebhookDeliveries.status, 'sending'),
-          eq(systemWebhookDeliveries.attempts, row.attempts),
-        ),
-      )
-      .returning({ id: systemWebhookDeliveries.id });
-    if (!updated.length) return null;
-    const [hook] = await tx
-      .update(systemWebhooks)
-      .set(
-        r.ok
-          ? { health: 'ok', consecutiveFailures: 0, failingSince: null }
-          : {
-              consecutiveFailures: sql`${systemWebhooks.consecutiveFailures} + 1`,
-              health: sql`case when ${systemWebhooks.consecutiveFailures} + 1 >= ${FAILING_AFTER} then 'failing' else ${systemWebhooks.health} end`,
-              failingSince: failingSinceOnFailure(now, systemWebhooks.failingSince),
-            },
-      )
-      .where(eq(systemWebhooks.id, row.target_id))
-      .returning();
-    if (r.ok || !hook) return next;
-    return (await afterHookFailure(tx, deps, row, hook, r)).parked ? null : next;
+const quiet = (now: Date, at: Date | null) => at !== null && now.getTime() - at.getTime() < ALERT_THROTTLE_MS;
+
+/** `delivery.dead`: every death is in the log; only its fan-out is throttled. */
+async function deadEvent(a: Attempt, dest: DestinationRow) {
+  const { tx, row, now } = a;
+  const throttled = quiet(now, dest.lastDeadEventAt);
+  const { subject, data } = eventOf(a);
+  const ev = await appendEvent(tx, {
+    orgId: row.org_id,
+    type: 'delivery.dead',
+    subject,
+    data: { ...data, throttled },
+    now,
+    fanOut: !throttled,
   });
+  if (!throttled) await tx.update(destinations).set({ lastDeadEventAt: now }).where(eq(destinations.id, dest.id));
+  return ev.dispatched;
+}
+
+/** `destination.failing`, at most once an hour per destination. */
+async function failingEvent(a: Attempt, dest: DestinationRow) {
+  const { tx, row, r, now } = a;
+  if (quiet(now, dest.lastFailingEventAt)) return 0;
+  await tx.update(destinations).set({ lastFailingEventAt: now }).where(eq(destinations.id, dest.id));
+  const ev = await appendEvent(tx, {
+    orgId: row.org_id,
+    type: 'destination.failing',
+    subject: { destination_id: dest.id },
+    data: { consecutive_failures: dest.consecutiveFailures, last_error: r.error },
+    now,
+  });
+  return ev.dispatched;
 }
