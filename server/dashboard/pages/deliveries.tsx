@@ -1,6 +1,5 @@
 import type { Context, Hono } from 'hono';
 import { DELIVERY_STATUSES, deliveryOps, REPLAY_STATUSES } from '../../../shared/contracts/deliveries.js';
-import { destinations, forms } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { listDeliveries, retryDelivery } from '../../services/deliveries.js';
 import { retryDeliveries } from '../../services/replay.js';
@@ -40,7 +39,7 @@ const backTo = (s: string | undefined) =>
   s && /^\/app\/deliveries(\?[^\s]*)?$/.test(s) && !s.startsWith('//') ? s : '/app/deliveries';
 
 async function describeFilters(c: Context<DashEnv>, f: Filters) {
-  const [d, fm] = await Promise.all([namesOf(c, destinations, [f.destination_id]), namesOf(c, forms, [f.form_id])]);
+  const [d, fm] = await Promise.all([namesOf(c, 'destinations', [f.destination_id]), namesOf(c, 'forms', [f.form_id])]);
   return [
     `status ${f.status ?? 'dead or failed'}`,
     f.destination_id ? `destination “${d.get(f.destination_id) ?? f.destination_id}”` : '',
@@ -62,13 +61,13 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
     // The rows' names come from the filter choices; only ids beyond them are looked up (one query each).
     const destNames = await withNames(
       c,
-      destinations,
+      'destinations',
       destList,
       list.data.map((d) => d.destination_id),
     );
     const formNames = await withNames(
       c,
-      forms,
+      'forms',
       formList,
       list.data.map((d) => formIdOf(d.payload?.form)),
     );
@@ -206,12 +205,12 @@ export function registerDeliveryPages(dash: Hono<DashEnv>): void {
 /** id → name for `ids`: from the rows already loaded, plus one look-up of any missing. */
 async function withNames(
   c: Context<DashEnv>,
-  table: typeof destinations | typeof forms,
+  kind: 'destinations' | 'forms',
   known: Array<{ id: string; name: string }>,
   ids: Array<string | undefined>,
 ) {
   const names = new Map(known.map((k) => [k.id, k.name]));
   const missing = ids.filter((id): id is string => !!id && !names.has(id));
-  if (missing.length) for (const [id, name] of await namesOf(c, table, missing)) names.set(id, name);
+  if (missing.length) for (const [id, name] of await namesOf(c, kind, missing)) names.set(id, name);
   return names;
 }

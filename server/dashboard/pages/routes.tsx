@@ -1,7 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { routeOps } from '../../../shared/contracts/routes.js';
-import { destinations, forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
 import { FieldMessage, Table } from '../components.js';
@@ -45,12 +44,12 @@ export async function sourceNames(c: Context<DashEnv>, routes: Route[]) {
   const [formNames, streamNames] = await Promise.all([
     namesOf(
       c,
-      forms,
+      'forms',
       routes.map((r) => r.form_id),
     ),
     namesOf(
       c,
-      streams,
+      'streams',
       routes.map((r) => r.stream_id),
     ),
   ]);
@@ -297,8 +296,8 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
 async function editRoutePage(c: Context<DashEnv>, r: Route, v: Values, error?: ErrorState) {
   const dests = await choices(c, 'destinations');
   const [formNames, streamNames] = await Promise.all([
-    namesOf(c, forms, [r.form_id]),
-    namesOf(c, streams, [r.stream_id]),
+    namesOf(c, 'forms', [r.form_id]),
+    namesOf(c, 'streams', [r.stream_id]),
   ]);
   const source = r.form_id
     ? `Form: ${formNames.get(r.form_id) ?? r.form_id}`
@@ -348,7 +347,7 @@ export function registerRoutePages(dash: Hono<DashEnv>): void {
       sourceNames(c, list.data),
       namesOf(
         c,
-        destinations,
+        'destinations',
         list.data.map((r) => r.destination_id),
       ),
     ]);
