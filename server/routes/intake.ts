@@ -8,7 +8,8 @@ import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { currentEntry, intakeEntry } from '../intake/cache.js';
 import { canonicalOrigin, originAllowed } from '../intake/checks.js';
-import { type FormRow, intake, type Outcome } from '../intake/submit.js';
+import { receive } from '../intake/receive.js';
+import type { FormRow, Outcome } from '../intake/submit.js';
 import { fixAnswersPage, originRejectedPage, rateLimitedPage, thanksPage } from '../present/intake-pages.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 
@@ -89,21 +90,12 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     const deps = c.get('deps');
     // The kept entry answers CORS for errors before the write; the write checks it is current, and
     // the form it finally decided with answers the rest.
-    const entry = await intakeEntry(deps.database, c.req.valid('param').formId);
-    cors(c, entry.form);
-    // This process's worker yields to intake while requests queue here (IntakeLoad).
-    deps.handoff?.started();
-    let out: Outcome;
-    try {
-      out = await intake(
-        deps,
-        { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n), requestId: c.get('requestId') },
-        entry,
-      );
-    } finally {
-      deps.handoff?.finished();
-    }
-    if (!out.idempotent) deps.metrics?.submission(out.submission.status, out.submission.quarantineReason);
+    const { entry, out } = await receive(
+      deps,
+      c.req.valid('param').formId,
+      { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n), requestId: c.get('requestId') },
+      (first) => cors(c, first.form),
+    );
     cors(c, out.form);
     const s = out.submission;
     // A browser's form post gets pages, a script or server JSON; both learn the same.

@@ -1,25 +1,21 @@
 import type { Context, Hono } from 'hono';
-import type { FC } from 'hono/jsx';
-import { formOps, SCHEMA_MODES } from '../../../shared/contracts/forms.js';
+import { formOps } from '../../../shared/contracts/forms.js';
 import { ApiError } from '../../http/errors.js';
 import { buildVerify } from '../../present/embed.js';
 import { embedFor, type FormRow, formWithCounts, getFormRow, updateForm } from '../../services/forms.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
-import { Badge, Copyable, CsrfField, done, ErrorBox, page, Time } from '../render.js';
+import { Badge, Copyable, done, page, Time } from '../render.js';
+import { SettingsForm } from './forms/settings.js';
 import {
-  ariaOf,
   type Failure,
-  FieldError,
   FormTabs,
   failureOf,
   fieldsOf,
   formPath,
-  issuesAt,
   listOfWords,
   numberField,
   statusOf,
-  unclaimed,
 } from './forms-ui.js';
 
 type Values = Record<string, string>;
@@ -171,176 +167,3 @@ async function formPage(
     </>,
   );
 }
-
-const CLAIMED = [
-  'name',
-  'tags',
-  'status',
-  'schema_mode',
-  'settings.allowed_origins',
-  'settings.rate_limit',
-  'settings.honeypot_field',
-  'settings.redirect_url',
-  'settings.reply_to_field',
-];
-
-const SettingsForm: FC<{ c: Context<DashEnv>; formId: string; values: Values; failure?: Failure }> = ({
-  c,
-  formId,
-  values: v,
-  failure,
-}) => {
-  const issues = failure?.issues ?? [];
-  const at = (p: string) => issuesAt(issues, p);
-  const aria = (path: string, errId: string, helpId?: string) => ariaOf(at(path), errId, helpId);
-  return (
-    <section class="card" aria-labelledby="settings">
-      <h2 id="settings">Settings</h2>
-      {failure ? <ErrorBox message={failure.message} hint={failure.hint} fields={unclaimed(issues, CLAIMED)} /> : null}
-      <form method="post" action={`${formPath(formId)}/settings`}>
-        <CsrfField c={c} />
-        <label for="s-name">Name</label>
-        <input
-          id="s-name"
-          name="name"
-          type="text"
-          required
-          maxlength={200}
-          value={v.name}
-          {...aria('name', 's-name-err')}
-        />
-        <FieldError id="s-name-err" issues={at('name')} />
-
-        <label for="s-tags">
-          Tags <span class="help">(separated by commas)</span>
-        </label>
-        <input id="s-tags" name="tags" type="text" value={v.tags} {...aria('tags', 's-tags-err')} />
-        <FieldError id="s-tags-err" issues={at('tags')} />
-
-        <label for="s-mode">Schema mode</label>
-        <select id="s-mode" name="schema_mode" {...aria('schema_mode', 's-mode-err')}>
-          {SCHEMA_MODES.map((m) => (
-            <option value={m} selected={v.schema_mode === m}>
-              {m}
-            </option>
-          ))}
-        </select>
-        <FieldError id="s-mode-err" issues={at('schema_mode')} />
-
-        <label for="s-paused">
-          <input
-            id="s-paused"
-            name="paused"
-            type="checkbox"
-            checked={Boolean(v.paused)}
-            aria-describedby="s-paused-help"
-          />{' '}
-          Paused
-        </label>
-        <p id="s-paused-help" class="help">
-          A paused form still stores its submissions but sends them nowhere (no deliveries) until you clear this box.
-        </p>
-
-        <label for="s-origins">Allowed origins</label>
-        <textarea
-          id="s-origins"
-          name="allowed_origins"
-          rows={3}
-          {...aria('settings.allowed_origins', 's-origins-err', 's-origins-help')}
-        >
-          {v.allowed_origins}
-        </textarea>
-        <p id="s-origins-help" class="help">
-          One per line, e.g. https://example.com. Empty: any site may post. A post from another origin is quarantined.
-        </p>
-        <FieldError id="s-origins-err" issues={at('settings.allowed_origins')} />
-
-        <fieldset>
-          <legend>Rate limit per client IP</legend>
-          <p class="help">Leave both empty for no limit.</p>
-          <div class="row">
-            <div>
-              <label for="s-rate-max">At most (submissions)</label>
-              <input
-                id="s-rate-max"
-                name="rate_max"
-                type="text"
-                inputmode="numeric"
-                value={v.rate_max}
-                {...aria('settings.rate_limit.max', 's-rate-max-err')}
-              />
-              <FieldError id="s-rate-max-err" issues={at('settings.rate_limit.max')} />
-            </div>
-            <div>
-              <label for="s-rate-window">In (seconds)</label>
-              <input
-                id="s-rate-window"
-                name="rate_window"
-                type="text"
-                inputmode="numeric"
-                value={v.rate_window}
-                {...aria('settings.rate_limit.window_s', 's-rate-window-err')}
-              />
-              <FieldError id="s-rate-window-err" issues={at('settings.rate_limit.window_s')} />
-            </div>
-          </div>
-          <FieldError
-            id="s-rate-err"
-            issues={issuesAt(issues, 'settings.rate_limit').filter(
-              (i) => i.path !== 'settings.rate_limit.max' && i.path !== 'settings.rate_limit.window_s',
-            )}
-          />
-        </fieldset>
-
-        <label for="s-honeypot">Honeypot field</label>
-        <input
-          id="s-honeypot"
-          name="honeypot_field"
-          type="text"
-          placeholder="_gotcha"
-          value={v.honeypot_field}
-          {...aria('settings.honeypot_field', 's-honeypot-err', 's-honeypot-help')}
-        />
-        <p id="s-honeypot-help" class="help">
-          A hidden field bots fill in; a submission with it filled is spam. Empty keeps the current one (default
-          _gotcha).
-        </p>
-        <FieldError id="s-honeypot-err" issues={at('settings.honeypot_field')} />
-
-        <label for="s-redirect">Redirect URL</label>
-        <input
-          id="s-redirect"
-          name="redirect_url"
-          type="text"
-          inputmode="url"
-          placeholder="https://example.com/thanks"
-          value={v.redirect_url}
-          {...aria('settings.redirect_url', 's-redirect-err', 's-redirect-help')}
-        />
-        <p id="s-redirect-help" class="help">
-          Where a browser goes after posting the HTML form. Empty: formsvc’s own thank-you page.
-        </p>
-        <FieldError id="s-redirect-err" issues={at('settings.redirect_url')} />
-
-        <label for="s-replyto">Reply-to field</label>
-        <input
-          id="s-replyto"
-          name="reply_to_field"
-          type="text"
-          placeholder="email"
-          value={v.reply_to_field}
-          {...aria('settings.reply_to_field', 's-replyto-err', 's-replyto-help')}
-        />
-        <p id="s-replyto-help" class="help">
-          The field whose email address becomes Reply-To in notification emails. Empty: the first field that holds an
-          email address.
-        </p>
-        <FieldError id="s-replyto-err" issues={at('settings.reply_to_field')} />
-
-        <p>
-          <button type="submit">Save settings</button>
-        </p>
-      </form>
-    </section>
-  );
-};

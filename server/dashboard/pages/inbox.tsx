@@ -5,9 +5,8 @@ import { organizationOps } from '../../../shared/contracts/organizations.js';
 import { SUBMISSION_STATUSES, submissionOps } from '../../../shared/contracts/submissions.js';
 import { ApiError } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
-import { intakeEntry } from '../../intake/cache.js';
 import { canonicalOrigin } from '../../intake/checks.js';
-import { intake } from '../../intake/submit.js';
+import { receive } from '../../intake/receive.js';
 import { sampleValue } from '../../present/embed.js';
 import { submitUrl } from '../../present/forms.js';
 import { formEmbed, formNames } from '../../services/forms.js';
@@ -286,17 +285,10 @@ export function registerInboxPages(dash: Hono<DashEnv>): void {
       headers,
       body: JSON.stringify({ ...data, _test: true }),
     });
-    const entry = await intakeEntry(deps.database, form.id);
-    deps.handoff?.started();
-    let status: string;
-    try {
-      const out = await intake(deps, { req, ip: c.var.clientIp, header: (n) => headers[n.toLowerCase()] }, entry);
-      status = out.submission.quarantineReason
-        ? `quarantined (${out.submission.quarantineReason.replace(/_/g, ' ')})`
-        : out.submission.status;
-    } finally {
-      deps.handoff?.finished();
-    }
+    const { out } = await receive(deps, form.id, { req, ip: c.var.clientIp, header: (n) => headers[n.toLowerCase()] });
+    const status = out.submission.quarantineReason
+      ? `quarantined (${out.submission.quarantineReason.replace(/_/g, ' ')})`
+      : out.submission.status;
     return done(c, '/app', `A test submission to ${form.name} was stored as ${status}.`);
   });
 }

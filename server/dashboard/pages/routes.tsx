@@ -1,7 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { routeOps } from '../../../shared/contracts/routes.js';
-import { destinations, forms, streams } from '../../db/schema.js';
 import { pageOf } from '../../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
 import { FieldMessage, Table } from '../components.js';
@@ -45,12 +44,12 @@ export async function sourceNames(c: Context<DashEnv>, routes: Route[]) {
   const [formNames, streamNames] = await Promise.all([
     namesOf(
       c,
-      forms,
+      'forms',
       routes.map((r) => r.form_id),
     ),
     namesOf(
       c,
-      streams,
+      'streams',
       routes.map((r) => r.stream_id),
     ),
   ]);
@@ -141,90 +140,95 @@ type Named = Array<{ id: string; name: string }>;
 /** Checkbox state: what was posted, or the default on a fresh form. */
 const checked = (v: Values, name: string) => (v._sent ? v[name] === 'on' : true);
 
-const RuleFields: FC<{ v: Values; issues?: Issue[]; dests: Named }> = ({ v, issues, dests }) => {
+const RuleFields: FC<{ v: Values; issues?: Issue[]; dests: Named }> = ({ v, issues, dests }) => (
+  <>
+    <Choice
+      id="route-destination"
+      name="destination_id"
+      label="Destination"
+      options={dests}
+      value={v.destination_id}
+      issues={issues}
+      path="destination_id"
+    />
+    <ModeFields v={v} issues={issues} />
+    <fieldset>
+      <legend>Window (UTC, optional)</legend>
+      <p class="help">Submissions outside it are skipped. Leave a side empty for no limit.</p>
+      <Field
+        id="route-from"
+        name="from"
+        label="From"
+        type="datetime-local"
+        value={v.from}
+        path="window.from"
+        issues={issues}
+      />
+      <Field
+        id="route-until"
+        name="until"
+        label="Until"
+        type="datetime-local"
+        value={v.until}
+        path="window.until"
+        issues={issues}
+      />
+    </fieldset>
+    <fieldset>
+      <legend>Quality</legend>
+      <Check id="route-spam" name="exclude_spam" label="Leave out spam" checked={checked(v, 'exclude_spam')} />
+      <Check
+        id="route-quarantined"
+        name="exclude_quarantined"
+        label="Leave out quarantined submissions"
+        checked={checked(v, 'exclude_quarantined')}
+      />
+    </fieldset>
+    <Check
+      id="route-enabled"
+      name="enabled"
+      label="Enabled"
+      checked={checked(v, 'enabled')}
+      help="A disabled route plans no deliveries."
+    />
+  </>
+);
+
+/** Instant or digest, and the digest's schedule and time zone. */
+const ModeFields: FC<{ v: Values; issues?: Issue[] }> = ({ v, issues }) => {
   const modeErrs = (issues ?? []).filter((i) => i.path === 'mode' || i.path === 'mode.type');
   return (
-    <>
-      <Choice
-        id="route-destination"
-        name="destination_id"
-        label="Destination"
-        options={dests}
-        value={v.destination_id}
+    <fieldset>
+      <legend>Mode</legend>
+      <label for="mode-instant">
+        <input type="radio" id="mode-instant" name="mode" value="instant" checked={v.mode !== 'digest'} /> Instant: one
+        delivery per submission
+      </label>
+      <label for="mode-digest">
+        <input type="radio" id="mode-digest" name="mode" value="digest" checked={v.mode === 'digest'} /> Digest: one
+        delivery per period, collecting the period's submissions (forms only)
+      </label>
+      <FieldMessage message={modeErrs} />
+      <Field
+        id="route-cron"
+        name="cron"
+        label="Digest schedule (cron)"
+        value={v.cron}
+        path="mode.cron"
         issues={issues}
-        path="destination_id"
+        placeholder="0 9 * * *"
+        help="When a period closes, e.g. 0 9 * * * for every day at 09:00. Used by digest mode only."
       />
-      <fieldset>
-        <legend>Mode</legend>
-        <label for="mode-instant">
-          <input type="radio" id="mode-instant" name="mode" value="instant" checked={v.mode !== 'digest'} /> Instant:
-          one delivery per submission
-        </label>
-        <label for="mode-digest">
-          <input type="radio" id="mode-digest" name="mode" value="digest" checked={v.mode === 'digest'} /> Digest: one
-          delivery per period, collecting the period's submissions (forms only)
-        </label>
-        <FieldMessage message={modeErrs} />
-        <Field
-          id="route-cron"
-          name="cron"
-          label="Digest schedule (cron)"
-          value={v.cron}
-          path="mode.cron"
-          issues={issues}
-          placeholder="0 9 * * *"
-          help="When a period closes, e.g. 0 9 * * * for every day at 09:00. Used by digest mode only."
-        />
-        <Field
-          id="route-timezone"
-          name="timezone"
-          label="Time zone"
-          value={v.timezone ?? 'UTC'}
-          path="mode.timezone"
-          issues={issues}
-          help="An IANA name such as UTC or Europe/Berlin; the schedule is read in it."
-        />
-      </fieldset>
-      <fieldset>
-        <legend>Window (UTC, optional)</legend>
-        <p class="help">Submissions outside it are skipped. Leave a side empty for no limit.</p>
-        <Field
-          id="route-from"
-          name="from"
-          label="From"
-          type="datetime-local"
-          value={v.from}
-          path="window.from"
-          issues={issues}
-        />
-        <Field
-          id="route-until"
-          name="until"
-          label="Until"
-          type="datetime-local"
-          value={v.until}
-          path="window.until"
-          issues={issues}
-        />
-      </fieldset>
-      <fieldset>
-        <legend>Quality</legend>
-        <Check id="route-spam" name="exclude_spam" label="Leave out spam" checked={checked(v, 'exclude_spam')} />
-        <Check
-          id="route-quarantined"
-          name="exclude_quarantined"
-          label="Leave out quarantined submissions"
-          checked={checked(v, 'exclude_quarantined')}
-        />
-      </fieldset>
-      <Check
-        id="route-enabled"
-        name="enabled"
-        label="Enabled"
-        checked={checked(v, 'enabled')}
-        help="A disabled route plans no deliveries."
+      <Field
+        id="route-timezone"
+        name="timezone"
+        label="Time zone"
+        value={v.timezone ?? 'UTC'}
+        path="mode.timezone"
+        issues={issues}
+        help="An IANA name such as UTC or Europe/Berlin; the schedule is read in it."
       />
-    </>
+    </fieldset>
   );
 };
 
@@ -297,8 +301,8 @@ async function newRoutePage(c: Context<DashEnv>, v: Values, error?: ErrorState) 
 async function editRoutePage(c: Context<DashEnv>, r: Route, v: Values, error?: ErrorState) {
   const dests = await choices(c, 'destinations');
   const [formNames, streamNames] = await Promise.all([
-    namesOf(c, forms, [r.form_id]),
-    namesOf(c, streams, [r.stream_id]),
+    namesOf(c, 'forms', [r.form_id]),
+    namesOf(c, 'streams', [r.stream_id]),
   ]);
   const source = r.form_id
     ? `Form: ${formNames.get(r.form_id) ?? r.form_id}`
@@ -339,52 +343,55 @@ async function editRoutePage(c: Context<DashEnv>, r: Route, v: Values, error?: E
   );
 }
 
-export function registerRoutePages(dash: Hono<DashEnv>): void {
-  dash.get('/routes', async (c) => {
-    allow(c, routeOps.list);
-    const q = queryFor(routeOps.list, c.req.query());
-    const list = await listRoutes(c.var.deps, c.var.actor, pageOf(q, 'route'), q);
-    const [names, destNames] = await Promise.all([
-      sourceNames(c, list.data),
-      namesOf(
-        c,
-        destinations,
-        list.data.map((r) => r.destination_id),
-      ),
-    ]);
-    return page(
+/** Every route of the organization, with its source, destination and rules. */
+async function routesPage(c: Context<DashEnv>) {
+  allow(c, routeOps.list);
+  const q = queryFor(routeOps.list, c.req.query());
+  const list = await listRoutes(c.var.deps, c.var.actor, pageOf(q, 'route'), q);
+  const [names, destNames] = await Promise.all([
+    sourceNames(c, list.data),
+    namesOf(
       c,
-      { title: 'Routes', section: 'destinations' },
-      <>
-        <p>
-          <a href="/app/destinations">← Destinations</a>
-        </p>
-        <h1>Routes</h1>
-        <p>A route sends a form's or a stream's submissions to a destination, instantly or as a digest.</p>
-        <p>
-          <a class="button" href="/app/routes/new">
-            New route
+      'destinations',
+      list.data.map((r) => r.destination_id),
+    ),
+  ]);
+  return page(
+    c,
+    { title: 'Routes', section: 'destinations' },
+    <>
+      <p>
+        <a href="/app/destinations">← Destinations</a>
+      </p>
+      <h1>Routes</h1>
+      <p>A route sends a form's or a stream's submissions to a destination, instantly or as a digest.</p>
+      <p>
+        <a class="button" href="/app/routes/new">
+          New route
+        </a>
+      </p>
+      {list.data.length ? (
+        <RouteTable routes={list.data} {...names} destinations={destNames} />
+      ) : (
+        <Empty title="No routes yet">
+          <p>Nothing is delivered until a route connects a form to a destination.</p>
+        </Empty>
+      )}
+      {list.next_cursor ? (
+        <p class="pager">
+          <a
+            href={`/app/routes${qs({ form_id: q.form_id, stream_id: q.stream_id, destination_id: q.destination_id, cursor: list.next_cursor })}`}
+          >
+            Older routes →
           </a>
         </p>
-        {list.data.length ? (
-          <RouteTable routes={list.data} {...names} destinations={destNames} />
-        ) : (
-          <Empty title="No routes yet">
-            <p>Nothing is delivered until a route connects a form to a destination.</p>
-          </Empty>
-        )}
-        {list.next_cursor ? (
-          <p class="pager">
-            <a
-              href={`/app/routes${qs({ form_id: q.form_id, stream_id: q.stream_id, destination_id: q.destination_id, cursor: list.next_cursor })}`}
-            >
-              Older routes →
-            </a>
-          </p>
-        ) : null}
-      </>,
-    );
-  });
+      ) : null}
+    </>,
+  );
+}
+
+export function registerRoutePages(dash: Hono<DashEnv>): void {
+  dash.get('/routes', routesPage);
 
   dash.get('/routes/new', (c) => {
     allow(c, routeOps.create);

@@ -1,9 +1,8 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import { ERROR_CODES } from '../../../shared/errors.js';
-import { destinations, forms, streams } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { type NamedKind, namedChoices, namesOf as names } from '../../services/names.js';
 import { FieldMessage, named } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { issuesOf } from '../input.js';
@@ -85,41 +84,13 @@ export const Check: FC<{ id: string; name: string; label: string; checked: boole
   </div>
 );
 
-type NameTable = typeof forms | typeof streams | typeof destinations;
-
-/** id → name of the organization's rows among `ids`, in one query (no per-row look-ups). */
-export async function namesOf(c: Context<DashEnv>, table: NameTable, ids: Array<string | null | undefined>) {
-  const wanted = [...new Set(ids.filter((x): x is string => typeof x === 'string'))];
-  const out = new Map<string, string>();
-  if (!wanted.length) return out;
-  const rows = await c.var.deps.database.db
-    .select({ id: table.id, name: table.name })
-    .from(table)
-    .where(and(eq(table.orgId, c.var.actor.orgId), inArray(table.id, wanted)));
-  for (const r of rows) out.set(r.id, r.name);
-  return out;
-}
+/** id → name of the organization's rows among `ids` (the names service, for the session). */
+export const namesOf = (c: Context<DashEnv>, kind: NamedKind, ids: Array<string | null | undefined>) =>
+  names(c.var.deps, c.var.actor, kind, ids);
 
 /** The choices of a select: the organization's forms (not sandboxes), streams or destinations by name. */
-export async function choices(c: Context<DashEnv>, what: 'forms' | 'streams' | 'destinations', limit = 500) {
-  const db = c.var.deps.database.db;
-  const orgId = c.var.actor.orgId;
-  if (what === 'forms') {
-    return db
-      .select({ id: forms.id, name: forms.name })
-      .from(forms)
-      .where(and(eq(forms.orgId, orgId), eq(forms.sandbox, false)))
-      .orderBy(asc(forms.name))
-      .limit(limit);
-  }
-  const table = what === 'streams' ? streams : destinations;
-  return db
-    .select({ id: table.id, name: table.name })
-    .from(table)
-    .where(eq(table.orgId, orgId))
-    .orderBy(asc(table.name))
-    .limit(limit);
-}
+export const choices = (c: Context<DashEnv>, what: NamedKind, limit = 500) =>
+  namedChoices(c.var.deps, c.var.actor, what, limit);
 
 /** A select over named rows, with an optional "any" choice first. */
 export const Choice: FC<{

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
 import { invitationOps } from '../../../shared/contracts/invitations.js';
 import { meOps } from '../../../shared/contracts/me.js';
 import { memberOps } from '../../../shared/contracts/members.js';
@@ -19,23 +20,14 @@ import { switchOrganization } from '../../services/organizations.js';
 import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf } from '../input.js';
-import { Badge, CsrfField, done, ErrorBox, PostForm, page, Time } from '../render.js';
+import { CsrfField, done, ErrorBox, PostForm, page, Time } from '../render.js';
 import { fieldsOf, formHint, issueAt, one } from './org-common.js';
+import { InvitationAccept } from './team/invitation.js';
+import { MembersCard } from './team/members.js';
+import { PlanCard } from './team/plan.js';
 import { registerKeyPages } from './team-keys.js';
 
 type InviteValues = { email: string; role: string };
-
-/** "12 / 100", "12 (no limit)", with bytes made readable. */
-function usage(used: number, limit: number | null, bytes = false): string {
-  const f = (n: number) => (bytes ? readableBytes(n) : n.toLocaleString('en'));
-  return limit === null ? `${f(used)} (no limit)` : `${f(used)} of ${f(limit)}`;
-}
-export function readableBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
-  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
-  return `${(n / 1024 ** 3).toFixed(1)} GB`;
-}
 
 /** A list the service refuses to this role (invitations for a member) becomes a sentence, not an error page. */
 async function unlessForbidden<T>(run: () => Promise<T>): Promise<T | ApiError> {
@@ -63,190 +55,104 @@ async function teamPage(
     me(deps, actor),
   ]);
   const manager = actor.role === 'owner' || actor.role === 'admin';
-  // Anyone may leave (the API's rule); owners and admins do it from their own row.
-  const own = members.data.find((m) => m.user.id === actor.userId);
-  const issues = issuesOf(invite.error);
-  const emailError = issueAt(issues, 'email');
-  const roleError = issueAt(issues, 'role');
-  const { limits, organization: org } = account;
   return page(
     c,
     { title: 'Team', section: 'team', status: invite.error ? (invite.error.status === 409 ? 409 : 422) : 200 },
     <>
-      <h1>Team of {org.name}</h1>
+      <h1>Team of {account.organization.name}</h1>
       <p class="muted">
         You are {actor.role ?? 'a member'} here. <a href="/app/keys">API keys</a> for CI and agents are on their own
         page.
       </p>
 
-      <section class="card" aria-labelledby="members-h">
-        <h2 id="members-h">Members</h2>
-        <Table cols={['Person', 'Role', 'Joined', manager && 'Change']}>
-          {members.data.map((m) => {
-            const self = m.user.id === actor.userId;
-            return (
-              <tr>
-                <td>
-                  {m.user.name ? <span>{m.user.name} </span> : null}
-                  <span class="muted">{m.user.email}</span>
-                  {self ? <span> (you)</span> : null}
-                </td>
-                <td>
-                  <Badge value={m.role} /> <span>{m.role}</span>
-                </td>
-                <td>
-                  <Time at={m.joined_at} />
-                </td>
-                {manager ? (
-                  <td>
-                    <div class="row">
-                      <PostForm c={c} action={`/app/team/members/${encodeURIComponent(m.id)}/role`} class="row">
-                        <select name="role" aria-label={`Role of ${m.user.email}`}>
-                          {ROLES.map((r) => (
-                            <option value={r} selected={r === m.role}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                        <button type="submit" class="secondary">
-                          Change role
-                        </button>
-                      </PostForm>
-                      <PostForm
-                        c={c}
-                        action={`/app/team/members/${encodeURIComponent(m.id)}/remove`}
-                        confirm={
-                          self
-                            ? 'Leave this organization?'
-                            : `Remove ${m.user.email} from this organization? Their API keys stay.`
-                        }
-                      >
-                        <button type="submit" class="danger">
-                          {self ? 'Leave' : 'Remove'}
-                        </button>
-                      </PostForm>
-                    </div>
-                  </td>
-                ) : null}
-              </tr>
-            );
-          })}
-        </Table>
-        {!manager ? (
-          <p class="muted">Only an owner or admin can change roles, remove members or invite people.</p>
-        ) : null}
-        {!manager && own ? (
-          <PostForm
-            c={c}
-            action={`/app/team/members/${encodeURIComponent(own.id)}/remove`}
-            confirm="Leave this organization? You lose access to its forms and submissions."
-          >
-            <button type="submit" class="secondary">
-              Leave this organization
-            </button>
-          </PostForm>
-        ) : null}
-      </section>
+      <MembersCard c={c} members={members.data} me={actor.userId} manager={manager} />
 
-      <section class="card" aria-labelledby="inv-h">
-        <h2 id="inv-h">Invitations</h2>
-        {invitations instanceof ApiError ? (
-          <p class="muted">{invitations.message}</p>
-        ) : invitations.data.length === 0 ? (
-          <p>No pending invitation. Invite someone below: they get a mail with a link to accept.</p>
-        ) : (
-          <Table cols={['Address', 'Role', 'Invited by', 'Expires', 'Revoke']}>
-            {invitations.data.map((i) => (
-              <tr>
-                <td>{i.email}</td>
-                <td>{i.role}</td>
-                <td>{i.invited_by?.email ?? 'an API key'}</td>
-                <td>
-                  <Time at={i.expires_at} />
-                </td>
-                <td>
-                  <PostForm
-                    c={c}
-                    action={`/app/team/invitations/${encodeURIComponent(i.id)}/revoke`}
-                    confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}
-                  >
-                    <button type="submit" class="secondary" aria-label={`Revoke the invitation of ${i.email}`}>
-                      Revoke
-                    </button>
-                  </PostForm>
-                </td>
-              </tr>
-            ))}
-          </Table>
-        )}
-        {manager ? (
-          <form method="post" action="/app/team/invitations" aria-labelledby="invite-h">
-            <h3 id="invite-h">Invite someone</h3>
-            <CsrfField c={c} />
-            {invite.error ? <ErrorBox message={invite.error.message} hint={formHint(invite.error)} /> : null}
-            <div class="row">
-              <div>
-                <label for="inv-email">Email address</label>
-                <input
-                  id="inv-email"
-                  name="email"
-                  type="email"
-                  required
-                  value={invite.values.email}
-                  aria-invalid={emailError ? 'true' : undefined}
-                />
-                <FieldMessage message={emailError} />
-              </div>
-              <div>
-                <label for="inv-role">Role</label>
-                <select id="inv-role" name="role">
-                  {ROLES.filter((r) => r !== 'owner' || actor.role === 'owner').map((r) => (
-                    <option value={r} selected={r === invite.values.role}>
-                      {r}
-                    </option>
-                  ))}
-                </select>
-                <FieldMessage message={roleError} />
-              </div>
-              <button type="submit">Send invitation</button>
-            </div>
-          </form>
-        ) : null}
-      </section>
+      <InvitationsCard c={c} invitations={invitations} manager={manager} invite={invite} />
 
-      <section class="card" aria-labelledby="plan-h">
-        <h2 id="plan-h">Plan and usage</h2>
-        <dl class="meta">
-          <dt>Plan</dt>
-          <dd>
-            <strong>{org.plan}</strong> <span class="muted">({org.plan_source})</span>
-            {org.plan_expires_at ? (
-              <span>
-                {' '}
-                until <Time at={org.plan_expires_at} />
-              </span>
-            ) : null}
-            {org.plan_note ? <span> — {org.plan_note}</span> : null}
-          </dd>
-          <dt>Forms</dt>
-          <dd>{usage(limits.used.forms, limits.forms)}</dd>
-          <dt>Submissions this month</dt>
-          <dd>{usage(limits.used.submissions_this_month, limits.submissions_per_month)}</dd>
-          <dt>Destinations</dt>
-          <dd>{usage(account.counts.destinations, limits.destinations)}</dd>
-          <dt>Attachment storage</dt>
-          <dd>{usage(limits.used.attachment_storage_bytes, limits.attachment_storage_bytes, true)}</dd>
-          <dt>Retention</dt>
-          <dd>{limits.retention_days === null ? 'kept until deleted' : `${limits.retention_days} days`}</dd>
-          <dt>Attachments</dt>
-          <dd>
-            up to {limits.attachments_per_submission} per submission, {readableBytes(limits.attachment_max_bytes)} each
-          </dd>
-        </dl>
-      </section>
+      <PlanCard account={account} />
     </>,
   );
 }
+
+/** The pending invitations (Revoke on each), then the invite form for a manager. */
+const InvitationsCard: FC<{
+  c: Context<DashEnv>;
+  invitations: Awaited<ReturnType<typeof listInvitations>> | ApiError;
+  manager: boolean;
+  invite: { values: InviteValues; error?: ApiError };
+}> = ({ c, invitations, manager, invite }) => {
+  const actor = c.var.actor;
+  const issues = issuesOf(invite.error);
+  const emailError = issueAt(issues, 'email');
+  const roleError = issueAt(issues, 'role');
+  return (
+    <section class="card" aria-labelledby="inv-h">
+      <h2 id="inv-h">Invitations</h2>
+      {invitations instanceof ApiError ? (
+        <p class="muted">{invitations.message}</p>
+      ) : invitations.data.length === 0 ? (
+        <p>No pending invitation. Invite someone below: they get a mail with a link to accept.</p>
+      ) : (
+        <Table cols={['Address', 'Role', 'Invited by', 'Expires', 'Revoke']}>
+          {invitations.data.map((i) => (
+            <tr>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{i.invited_by?.email ?? 'an API key'}</td>
+              <td>
+                <Time at={i.expires_at} />
+              </td>
+              <td>
+                <PostForm
+                  c={c}
+                  action={`/app/team/invitations/${encodeURIComponent(i.id)}/revoke`}
+                  confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}
+                >
+                  <button type="submit" class="secondary" aria-label={`Revoke the invitation of ${i.email}`}>
+                    Revoke
+                  </button>
+                </PostForm>
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      {manager ? (
+        <form method="post" action="/app/team/invitations" aria-labelledby="invite-h">
+          <h3 id="invite-h">Invite someone</h3>
+          <CsrfField c={c} />
+          {invite.error ? <ErrorBox message={invite.error.message} hint={formHint(invite.error)} /> : null}
+          <div class="row">
+            <div>
+              <label for="inv-email">Email address</label>
+              <input
+                id="inv-email"
+                name="email"
+                type="email"
+                required
+                value={invite.values.email}
+                aria-invalid={emailError ? 'true' : undefined}
+              />
+              <FieldMessage message={emailError} />
+            </div>
+            <div>
+              <label for="inv-role">Role</label>
+              <select id="inv-role" name="role">
+                {ROLES.filter((r) => r !== 'owner' || actor.role === 'owner').map((r) => (
+                  <option value={r} selected={r === invite.values.role}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+              <FieldMessage message={roleError} />
+            </div>
+            <button type="submit">Send invitation</button>
+          </div>
+        </form>
+      ) : null}
+    </section>
+  );
+};
 
 export function registerTeamPages(dash: Hono<DashEnv>): void {
   dash.get('/team', (c) => teamPage(c));
@@ -311,43 +217,7 @@ export function registerTeamPages(dash: Hono<DashEnv>): void {
     return page(
       c,
       { title: `Invitation to ${inv.organization.name}` },
-      <>
-        <h1>Join {inv.organization.name}</h1>
-        <p>
-          {inv.invited_by_name ? `${inv.invited_by_name} invites you` : 'You are invited'} to join{' '}
-          <strong>{inv.organization.name}</strong> as <strong>{inv.role}</strong>.
-        </p>
-        <dl class="meta">
-          <dt>For the address</dt>
-          <dd>
-            <code>{inv.email_hint}</code>
-          </dd>
-          <dt>Expires</dt>
-          <dd>
-            <Time at={inv.expires_at} />
-          </dd>
-        </dl>
-        {actor ? (
-          <>
-            <p>
-              You are signed in as <strong>{c.var.email ?? 'this account'}</strong>. Accepting adds you to the
-              organization and opens it.
-            </p>
-            <PostForm c={c} action={`${here}/accept`}>
-              <button type="submit">Accept the invitation</button>
-            </PostForm>
-          </>
-        ) : (
-          <>
-            <p>Sign in with the invited address to accept; you come back here afterwards.</p>
-            <p>
-              <a class="button" href={`/app/sign-in?next=${encodeURIComponent(here)}`}>
-                Sign in to accept
-              </a>
-            </p>
-          </>
-        )}
-      </>,
+      <InvitationAccept c={c} inv={inv} signedIn={!!actor} here={here} />,
     );
   });
 
