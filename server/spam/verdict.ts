@@ -1,0 +1,158 @@
+import { type BayesModel, classify } from './bayes.js';
+import { contentSignals, type Signal } from './content.js';
+import { disposableDomain } from './disposable.js';
+import { type ListHit, listHit, type SpamList } from './lists.js';
+import { textsOf, tokensOf, wordsOf } from './tokens.js';
+
+/** A form's `settings.spam`, after defaults (merged with its organization's). */
+export interface SpamPolicy {
+  threshold: number;
+  action: 'spam' | 'quarantine';
+  minSeconds: number;
+  block: SpamList;
+  allow: SpamList;
+}
+
+export interface SpamInput {
+  data: Record<string, unknown>;
+  honeypotFilled: boolean;
+  userAgent: string | undefined;
+  ip: string;
+  /** Seconds since the page that posted was rendered (from its signed render token); null when it sent none. */
+  renderAgeS: number | null;
+  /** The organization's learning filter; null or empty while it has no marks. */
+  model: BayesModel | null;
+  /** Recent submissions across the organization's forms with the same text, and from the same address. */
+  velocity?: { sameContent: number; sameAddress: number };
+}
+
+export interface SpamResult {
+  score: number;
+  /** Machine codes of the signals that fired (the spec's `spam.reasons`). */
+  reasons: string[];
+  /** The same signals with a short text and the weight each added (an extension: `spam.signals`). */
+  signals: Signal[];
+  /** What the score decides: `spam`, `quarantine` (reason `spam_suspected`) or nothing. */
+  verdict: 'spam' | 'quarantine' | null;
+}
+
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+/** Above this many posts of the same content, or from one address, in the window, velocity scores. */
+export const VELOCITY_LIMIT = 5;
+const DAY_S = 86_400;
+
+/** Whole-value email addresses in the data (top-level strings and arrays of strings), lowercased. */
+export function emailsOf(data: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const v of Object.values(data)) {
+    for (const s of Array.isArray(v) ? v : [v]) {
+      if (typeof s === 'string' && s.length <= 320) {
+        const t = s.trim().toLowerCase();
+        if (EMAIL_RE.test(t)) out.push(t);
+      }
+    }
+  }
+  return out;
+}
+
+const listText = (hit: ListHit) => `${hit.kind} ${hit.value}`;
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/**
+ * The spam verdict of one submission: every cheap signal with its reason, the owner's lists, the
+ * learning filter, combined into a score in 0..1 (independent odds: 1 - Π(1 - weight)). The honeypot
+ * decides spam alone; an allow-list match ends as received unless the honeypot is filled; a
+ * block-list match decides by itself.
+ */
+export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
+  const signals: Signal[] = [];
+  if (input.honeypotFilled) {
+    signals.push({ code: 'honeypot_filled', text: 'the hidden honeypot field was filled', weight: 1 });
+    return { score: 1, reasons: ['honeypot_filled'], signals, verdict: 'spam' };
+  }
+  const texts = textsOf(input.data);
+  const words = texts.flatMap(wordsOf);
+  const emails = emailsOf(input.data);
+  const facts = { emails, ip: input.ip, words };
+  const allowed = listHit(policy.allow, facts);
+  if (allowed) {
+    signals.push({ code: 'allow_list', text: `on the allow list (${listText(allowed)})`, weight: 0 });
+    return { score: 0, reasons: ['allow_list'], signals, verdict: null };
+  }
+  const blocked = listHit(policy.block, facts);
+  if (blocked) signals.push({ code: 'block_list', text: `on the block list (${listText(blocked)})`, weight: 1 });
+  if (!input.userAgent) signals.push({ code: 'no_user_agent', text: 'no User-Agent header', weight: 0.1 });
+  if (input.renderAgeS !== null) {
+    if (input.renderAgeS < policy.minSeconds) {
+      signals.push({
+        code: 'too_fast',
+        text: `sent ${Math.max(0, Math.round(input.renderAgeS * 10) / 10)} s after the page was shown`,
+        weight: 0.6,
+      });
+    } else if (input.renderAgeS > DAY_S) {
+      signals.push({ code: 'stale_page', text: 'the page was shown more than a day before', weight: 0.3 });
+    }
+  }
+  signals.push(...contentSignals(texts));
+  for (const email of emails) {
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    if (!domain.includes('.')) {
+      signals.push({ code: 'email_no_dot', text: `the address ${email} has no dot in its domain`, weight: 0.4 });
+      break;
+    }
+    const disposable = disposableDomain(domain);
+    if (disposable) {
+      signals.push({ code: 'disposable_email', text: `a disposable mail domain (${disposable})`, weight: 0.5 });
+      break;
+    }
+  }
+  if (input.velocity && input.velocity.sameContent >= VELOCITY_LIMIT) {
+    signals.push({
+      code: 'velocity_content',
+      text: `the same text was posted ${input.velocity.sameContent} times recently`,
+      weight: 0.5,
+    });
+  }
+  if (input.velocity && input.velocity.sameAddress >= VELOCITY_LIMIT) {
+    signals.push({
+      code: 'velocity_address',
+      text: `${input.velocity.sameAddress} posts from the same address recently`,
+      weight: 0.4,
+    });
+  }
+  let keep = 1;
+  for (const s of signals) keep *= 1 - s.weight;
+  let score = 1 - keep;
+  const learned = input.model ? classify(input.model, tokensOf(texts)) : null;
+  if (learned && learned.clues.length > 0) {
+    const p = learned.probability;
+    if (p >= 0.5) {
+      const weight = round((p - 0.5) * 2 * 0.95);
+      if (weight > 0.05) {
+        signals.push({
+          code: 'learned_spam',
+          text: `the filter learned from your marks says spam (${round(p)})`,
+          weight,
+        });
+        score = 1 - (1 - score) * (1 - weight);
+      }
+    } else if (!blocked) {
+      // Messages like ones the owner marked as fine weigh less, whatever else they look like.
+      signals.push({
+        code: 'learned_ham',
+        text: `the filter learned from your marks says not spam (${round(p)})`,
+        weight: 0,
+      });
+      score *= 0.5 + p;
+    }
+  }
+  score = round(Math.min(1, Math.max(0, score)));
+  const verdict = blocked
+    ? 'spam'
+    : score >= policy.threshold
+      ? policy.action === 'quarantine'
+        ? 'quarantine'
+        : 'spam'
+      : null;
+  return { score, reasons: signals.map((s) => s.code), signals, verdict };
+}

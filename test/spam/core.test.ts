@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { type BayesModel, chi2Q, classify } from '../../server/spam/bayes.js';
+import { contentSignals } from '../../server/spam/content.js';
+import { compileList, listHit, listProblems } from '../../server/spam/lists.js';
+import { phraseSet } from '../../server/spam/phrases.js';
+import { textsOf, tokensOf, wordsOf } from '../../server/spam/tokens.js';
+import { emailsOf, type SpamPolicy, spamVerdict } from '../../server/spam/verdict.js';
+
+const policy = (over: Partial<SpamPolicy> = {}): SpamPolicy => ({
+  threshold: 0.8,
+  action: 'spam',
+  minSeconds: 2,
+  block: compileList(),
+  allow: compileList(),
+  ...over,
+});
+const base = { honeypotFilled: false, userAgent: 'Mozilla/5.0', ip: '203.0.113.7', renderAgeS: null, model: null };
+const codes = (s: { code: string }[]) => s.map((x) => x.code);
+
+describe('tokens', () => {
+  it('reads nested string values in order, lowercases words and keeps linked hosts', () => {
+    const texts = textsOf({ a: 'Hello World', b: { c: ['Visit https://Spam.example/x now'] }, n: 3 });
+    expect(texts).toEqual(['Hello World', 'Visit https://Spam.example/x now']);
+    expect(wordsOf(texts[0])).toEqual(['hello', 'world']);
+    expect(tokensOf(texts)).toContain('host:spam.example');
+    expect(tokensOf(texts)).toContain('visit');
+  });
+});
+
+describe('phrases', () => {
+  it('matches words and phrases case-insensitively on word boundaries only', () => {
+    const set = phraseSet(['crypto', 'free money', 'SEO services']);
+    expect(set.find(wordsOf('Get FREE   money today'))).toBe('free money');
+    expect(set.find(wordsOf('we offer seo services'))).toBe('SEO services');
+    expect(set.find(wordsOf('cryptography lecture'))).toBeNull();
+    expect(set.find(wordsOf('free of money'))).toBeNull();
+  });
+
+  it('stays linear on a long adversarial text', () => {
+    const set = phraseSet(['a a a a a a a b']);
+    const words = Array.from({ length: 200_000 }, () => 'a');
+    // 200,000 starts × at most 8 steps: a regular expression with backtracking would take far longer.
+    expect(set.find(words)).toBeNull();
+  });
+});
+
+describe('lists', () => {
+  const list = compileList(
+    { emails: ['Bad@Example.com'], domains: ['spam.test'], ips: ['198.51.100.0/24', '2001:db8::/32'] },
+    { keywords: ['casino'] },
+  );
+  it('matches an address, a domain and its subdomains, a CIDR of either family and a keyword', () => {
+    const f = (emails: string[], ip = '192.0.2.1', words: string[] = []) => listHit(list, { emails, ip, words });
+    expect(f(['bad@example.com'])).toEqual({ kind: 'email', value: 'bad@example.com' });
+    expect(f(['x@mail.spam.test'])).toEqual({ kind: 'domain', value: 'spam.test' });
+    expect(f(['x@notspam.test'])).toBeNull();
+    expect(f([], '198.51.100.42')).toEqual({ kind: 'ip', value: '198.51.100.42' });
+    expect(f([], '2001:db8::5')).toEqual({ kind: 'ip', value: '2001:db8::5' });
+    expect(f([], '192.0.2.1', wordsOf('best CASINO bonus'))).toEqual({ kind: 'keyword', value: 'casino' });
+  });
+  it('names the bad entries of a list', () => {
+    expect(listProblems({ ips: ['10.0.0.0/8', '10.0.0.0/33', 'nope'], emails: ['a@b', 'x'] }, 'spam.block')).toEqual([
+      { path: 'spam.block.ips.1', message: '"10.0.0.0/33" is not an IP address or CIDR' },
+      { path: 'spam.block.ips.2', message: '"nope" is not an IP address or CIDR' },
+      { path: 'spam.block.emails.1', message: '"x" is not an email address' },
+    ]);
+  });
+});
+
+describe('content signals', () => {
+  it('each fires on its own pattern and not on an ordinary message', () => {
+    expect(contentSignals(['Hi, I would like a quote for 3 chairs. Thanks, Ann'])).toEqual([]);
+    expect(codes(contentSignals(['see http://a.example http://b.example http://c.example']))).toContain('many_links');
+    expect(codes(contentSignals(['go https://bit.ly/xyz']))).toContain('url_shortener');
+    expect(codes(contentSignals(['<a href="x">cheap</a>']))).toContain('markup');
+    expect(codes(contentSignals(['[url=http://x]cheap[/url]']))).toContain('markup');
+    expect(codes(contentSignals(['buy buy buy buy buy buy now buy buy cheap buy']))).toContain('repeated_text');
+    expect(codes(contentSignals(['$$$ %%% ### !!! 1234 5678 ***']))).toContain('mostly_symbols');
+    expect(codes(contentSignals(['THIS IS AN AMAZING OFFER FOR YOU']))).toContain('all_caps');
+  });
+});
+
+describe('spamVerdict', () => {
+  it('the honeypot decides spam alone, even on the allow list', () => {
+    const r = spamVerdict(
+      { ...base, data: { email: 'ok@friend.example' }, honeypotFilled: true },
+      policy({ allow: compileList({ emails: ['ok@friend.example'] }) }),
+    );
+    expect(r).toMatchObject({ score: 1, reasons: ['honeypot_filled'], verdict: 'spam' });
+  });
+
+  it('allow wins over a block list and content', () => {
+    const r = spamVerdict(
+      { ...base, data: { email: 'ok@friend.example', m: 'CASINO https://bit.ly/x' } },
+      policy({ allow: compileList({ domains: ['friend.example'] }), block: compileList({ keywords: ['casino'] }) }),
+    );
+    expect(r).toMatchObject({ score: 0, reasons: ['allow_list'], verdict: null });
+  });
+
+  it('a block-list match decides spam; action quarantine only changes the threshold verdict', () => {
+    const r = spamVerdict(
+      { ...base, data: { m: 'hello' }, ip: '198.51.100.9' },
+      policy({ block: compileList({ ips: ['198.51.100.0/24'] }) }),
+    );
+    expect(r.verdict).toBe('spam');
+    expect(r.reasons).toContain('block_list');
+  });
+
+  it('too_fast from the render age; a disposable or dotless address scores with its reason', () => {
+    const fast = spamVerdict({ ...base, data: { m: 'hi' }, renderAgeS: 0.5 }, policy());
+    expect(fast.reasons).toEqual(['too_fast']);
+    expect(fast.signals[0].text).toMatch(/0.5 s/);
+    expect(spamVerdict({ ...base, data: { email: 'x@mailinator.com' } }, policy()).reasons).toContain(
+      'disposable_email',
+    );
+    expect(spamVerdict({ ...base, data: { email: 'x@localhost' } }, policy()).reasons).toContain('email_no_dot');
+    expect(spamVerdict({ ...base, data: { email: 'ann@example.com' } }, policy()).reasons).toEqual([]);
+  });
+
+  it('combines signals into a score; over the threshold the action decides', () => {
+    const data = {
+      m: 'CHEAP PILLS ONLINE NOW <a href="http://x.example">http://bit.ly/a</a> http://y.example http://z.example',
+    };
+    const spam = spamVerdict({ ...base, data }, policy());
+    expect(spam.score).toBeGreaterThanOrEqual(0.8);
+    expect(spam.verdict).toBe('spam');
+    expect(spamVerdict({ ...base, data }, policy({ action: 'quarantine' })).verdict).toBe('quarantine');
+    expect(spamVerdict({ ...base, data }, policy({ threshold: 1 })).verdict).toBeNull();
+  });
+
+  it('velocity scores posts of the same content or address', () => {
+    const r = spamVerdict({ ...base, data: { m: 'x' }, velocity: { sameContent: 9, sameAddress: 0 } }, policy());
+    expect(r.reasons).toEqual(['velocity_content']);
+  });
+
+  it('emailsOf takes whole-value addresses only', () => {
+    expect(emailsOf({ a: ' Ann@Example.com ', b: ['x@y.z', 'not one'], c: 'write to a@b.c please' })).toEqual([
+      'ann@example.com',
+      'x@y.z',
+    ]);
+  });
+});
+
+describe('the learning filter', () => {
+  const model = (spam: string[][], ham: string[][]): BayesModel => {
+    const tokens = new Map<string, [number, number]>();
+    for (const doc of spam)
+      for (const t of new Set(doc)) tokens.set(t, [(tokens.get(t)?.[0] ?? 0) + 1, tokens.get(t)?.[1] ?? 0]);
+    for (const doc of ham)
+      for (const t of new Set(doc)) tokens.set(t, [tokens.get(t)?.[0] ?? 0, (tokens.get(t)?.[1] ?? 0) + 1]);
+    return { spam: spam.length, ham: ham.length, tokens };
+  };
+  it('says nothing without marks', () => {
+    expect(classify({ spam: 0, ham: 0, tokens: new Map() }, ['a'])).toBeNull();
+  });
+  it('chi2Q is a probability that falls as x2 grows', () => {
+    expect(chi2Q(0, 4)).toBe(1);
+    expect(chi2Q(10, 4)).toBeLessThan(chi2Q(2, 4));
+  });
+  it('learns words each way and scores unseen messages by them', () => {
+    const m = model(
+      Array.from({ length: 20 }, (_, i) => ['viagra', 'cheap', 'offer', `s${i}`]),
+      Array.from({ length: 20 }, (_, i) => ['meeting', 'invoice', 'thanks', `h${i}`]),
+    );
+    expect(classify(m, ['cheap', 'viagra', 'today'])?.probability).toBeGreaterThan(0.9);
+    expect(classify(m, ['meeting', 'thanks', 'today'])?.probability).toBeLessThan(0.1);
+    const verdict = spamVerdict({ ...base, data: { m: 'cheap viagra offer' }, model: m }, policy());
+    expect(verdict.reasons).toContain('learned_spam');
+    expect(verdict.verdict).toBe('spam');
+    const fine = spamVerdict(
+      { ...base, data: { m: 'meeting invoice thanks http://a.example http://b.example http://c.example' }, model: m },
+      policy(),
+    );
+    expect(fine.reasons).toEqual(['many_links', 'learned_ham']);
+    expect(fine.score).toBeLessThan(0.5 * 0.6);
+  });
+});
