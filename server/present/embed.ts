@@ -1,7 +1,7 @@
 /** Embed snippets and the verify curl for a form, with its submit URL baked in. Pasted as is, they work. */
 
-import { shellQuote } from '../../shared/shell.js';
 import { isObj, type Obj } from '../../shared/objects.js';
+import { shellQuote } from '../../shared/shell.js';
 import { canonicalOrigin } from '../intake/checks.js';
 import { humanize } from '../schemas/infer.js';
 
