@@ -69,7 +69,8 @@ describe('PostgreSQL unreachable under load', () => {
     await proxy.cut();
     const health: number[] = [];
     while (Date.now() - cutAt < OUTAGE_MS) {
-      health.push((await send(`${server.base}/healthz`, { timeoutMs: 30_000 })).status);
+      // /healthz is liveness (200 while the process runs); readiness says the database is gone.
+      health.push((await send(`${server.base}/readyz`, { timeoutMs: 30_000 })).status);
       await sleep(500);
     }
     await proxy.restore();
@@ -111,6 +112,7 @@ describe('PostgreSQL unreachable under load', () => {
     expect(late.length).toBeGreaterThan(0);
     expect(late.filter((x) => x.reply.status !== 200).map((x) => x.reply)).toEqual([]);
     expect((await http(server.base, 'GET', '/healthz')).status).toBe(200);
+    expect((await http(server.base, 'GET', '/readyz')).status).toBe(200);
 
     // Every accepted submission (before, during the cut's edge and after) is stored and delivered.
     const accepted = [...calls.filter((x) => x.kind === 'intake').map((x) => x.reply), recovered].filter(

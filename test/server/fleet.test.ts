@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
+import { holdKeyFingerprint } from '../../server/fleet/keys.js';
 import { createMetrics } from '../../server/fleet/metrics.js';
 import { Readiness } from '../../server/fleet/readiness.js';
 import type { Deps } from '../../server/http/context.js';
@@ -217,5 +218,24 @@ describe('request id', () => {
     } finally {
       await worker.stop(2000);
     }
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('the fleet key fingerprint (PostgreSQL)', () => {
+  it('refuses a node that would verify with another BILLING_WEBHOOK_SECRET while one with the first runs', async () => {
+    const url = process.env.TEST_DATABASE_URL as string;
+    const first = await holdKeyFingerprint(url, loadConfig({ BILLING_WEBHOOK_SECRET: 'whsec_one' }));
+    try {
+      const same = await holdKeyFingerprint(url, loadConfig({ BILLING_WEBHOOK_SECRET: 'whsec_one' }));
+      await same();
+      await expect(holdKeyFingerprint(url, loadConfig({ BILLING_WEBHOOK_SECRET: 'whsec_two' }))).rejects.toThrow(
+        /^BILLING_WEBHOOK_SECRET differs from the one the running nodes of this database use/,
+      );
+    } finally {
+      await first();
+    }
+    // With the first node gone, the new value starts cleanly.
+    const next = await holdKeyFingerprint(url, loadConfig({ BILLING_WEBHOOK_SECRET: 'whsec_two' }));
+    await next();
   });
 });
