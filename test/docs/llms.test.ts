@@ -331,12 +331,13 @@ describe('llms.txt and the README run as written against a fresh server', () => 
       };
       for (const line of cli) {
         const mark = ctx.smtp.messages.length;
-        const r = await bash(local(line), clone, cliEnv);
+        // npx, the CLI's start and quickstart --wait's deliveries: slow on a busy machine, so a minute each.
+        const r = await bash(local(line), clone, cliEnv, 60_000);
         expect(r.code, `${line}\n${r.stderr}`).toBe(0);
         if (line.startsWith('npx formsvc login')) {
           const mail = await ctx.smtp.waitFor((m) => ctx.smtp.messages.indexOf(m) >= mark && m.to.includes(EMAIL));
           const code = /\b(\d{6})\b/.exec(mail.subject)?.[1];
-          const login = await bash(`${line} --code ${code}`, clone, cliEnv);
+          const login = await bash(`${line} --code ${code}`, clone, cliEnv, 60_000);
           expect(login.code, login.stderr).toBe(0);
         } else if (line.startsWith('npx formsvc quickstart')) {
           const out = JSON.parse(r.stdout);
@@ -347,5 +348,5 @@ describe('llms.txt and the README run as written against a fresh server', () => 
     } finally {
       receiver.kill('SIGKILL');
     }
-  }, 90_000);
+  }, 240_000);
 });

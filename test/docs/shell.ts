@@ -31,8 +31,11 @@ export function idsOf(answer: unknown): Map<string, string> {
 
 export type Run = { code: number | null; stdout: string; stderr: string; env: Record<string, string> };
 
-/** Runs one line with bash in `cwd` and `env`; answers its output and the environment it leaves. */
-export function bash(line: string, cwd: string, env: Record<string, string>): Promise<Run> {
+/**
+ * Runs one line with bash in `cwd` and `env`; answers its output and the environment it leaves. A line
+ * still running after `limitMs` is killed (its exit code is then null).
+ */
+export function bash(line: string, cwd: string, env: Record<string, string>, limitMs = 20_000): Promise<Run> {
   const envFile = path.join(os.tmpdir(), `formsvc-env-${process.pid}-${crypto.randomUUID()}`);
   const script = `${line}\n__rc=$?\nenv -0 > ${JSON.stringify(envFile)}\nexit $__rc\n`;
   return new Promise((resolve) => {
@@ -45,7 +48,7 @@ export function bash(line: string, cwd: string, env: Record<string, string>): Pr
     child.stderr.on('data', (c) => {
       stderr += c;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
     child.on('close', (code) => {
       clearTimeout(timer);
       const after: Record<string, string> = {};
