@@ -139,10 +139,13 @@ describe('a fleet of three nodes, one killed mid-drain', () => {
       await pool(files.length, CONCURRENCY, async (i) => {
         const f = files[i];
         const signed = new URL(f.signed);
+        // The API's own link to the file: the submission's attachments[].download_url, read with a key.
+        const detail = await http(live[i % 2].base, 'GET', `/v1/submissions/${f.submissionId}`, key);
+        const api = new URL(detail.json.attachments[0].download_url);
         for (const node of live) {
           for (const [how, url, headers] of [
             ['signed', `${node.base}${signed.pathname}${signed.search}`, {}],
-            ['api', `${node.base}/v1/files/${f.id}`, { authorization: `Bearer ${key}` }],
+            ['api', `${node.base}${api.pathname}${api.search}`, { authorization: `Bearer ${key}` }],
           ] as const) {
             const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
             const text = await res.text();
