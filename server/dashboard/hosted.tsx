@@ -233,6 +233,36 @@ export function hostedFormResponse(
   sent?: { data: unknown; issues: SchemaIssue[] },
 ) {
   const base = c.get('deps').config.publicBaseUrl;
+  const refused = refusal(c, base, { form, schema });
+  if (refused) return refused;
+  const { turnstile, siteKey } = challengeOf(form);
+  const parsed = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
+  const fields: EmbedField[] = parsed.length ? parsed : DEFAULT_FIELDS;
+  const { state, elsewhere } = fieldStates(fields, sent);
+  setHeaders(c, base, { form, turnstile });
+  const page = (
+    <HostedForm
+      form={form}
+      fields={fields}
+      state={state}
+      elsewhere={elsewhere}
+      sent={!!sent}
+      challenge={{ turnstile, siteKey }}
+    />
+  );
+  return c.html(html`<!DOCTYPE html>${page}`, sent ? 422 : 200);
+}
+
+/** Whether the form's challenge is Turnstile, and its site key ('' when none). */
+function challengeOf(form: FormRow) {
+  const challenge = isObj(form.settings.challenge) ? form.settings.challenge : null;
+  const turnstile = challenge?.provider === 'turnstile';
+  const siteKey = typeof challenge?.site_key === 'string' ? challenge.site_key : '';
+  return { turnstile, siteKey };
+}
+
+/** The page saying why a form is not shown (paused, sensitive fields, a challenge without a site key), or null. */
+function refusal(c: Context<AppEnv>, base: string, { form, schema }: HostedInput) {
   const name = form.name;
   if (form.status === 'paused') {
     return message(
@@ -273,9 +303,7 @@ export function hostedFormResponse(
       form,
     );
   }
-  const challenge = isObj(form.settings.challenge) ? form.settings.challenge : null;
-  const turnstile = challenge?.provider === 'turnstile';
-  const siteKey = typeof challenge?.site_key === 'string' ? challenge.site_key : '';
+  const { turnstile, siteKey } = challengeOf(form);
   if (turnstile && !siteKey) {
     return message(
       c,
@@ -294,10 +322,11 @@ export function hostedFormResponse(
       form,
     );
   }
+  return null;
+}
 
-  const parsed = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
-  const fields: EmbedField[] = parsed.length ? parsed : DEFAULT_FIELDS;
-  const ids = controlIds(fields);
+/** Each field's posted value and error, and the errors that belong to no field of the page. */
+function fieldStates(fields: EmbedField[], sent?: { data: unknown; issues: SchemaIssue[] }) {
   const state: Record<string, FieldState> = {};
   const elsewhere: string[] = [];
   const data = isObj(sent?.data) ? sent.data : {};
@@ -313,11 +342,23 @@ export function hostedFormResponse(
     const s = state[field] ?? {};
     state[field] = { ...s, error: s.error ? `${s.error}; ${text}` : text };
   }
+  return { state, elsewhere };
+}
+
+/** The hosted form: a summary of what to fix after a refused post, then the fields, honeypot and challenge. */
+const HostedForm: FC<{
+  form: FormRow;
+  fields: EmbedField[];
+  state: Record<string, FieldState>;
+  elsewhere: string[];
+  sent: boolean;
+  challenge: { turnstile: boolean; siteKey: string };
+}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey } }) => {
+  const name = form.name;
+  const ids = controlIds(fields);
   const placed = fields.filter((f) => state[f.name]?.error);
   const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
-
-  setHeaders(c, base, { form, turnstile });
-  const page = (
+  return (
     <Shell title={sent ? `Please check your answers · ${name}` : name} turnstile={turnstile}>
       <h1>{name}</h1>
       {sent ? (
@@ -351,8 +392,7 @@ export function hostedFormResponse(
       </form>
     </Shell>
   );
-  return c.html(html`<!DOCTYPE html>${page}`, sent ? 422 : 200);
-}
+};
 
 /** GET /f/{formId}: public, outside /app and its sign-in. */
 export function registerHostedPages(app: OpenAPIHono<AppEnv>) {

@@ -92,32 +92,7 @@ async function listPage(
         <StatusFilter id="f-status" statuses={FORM_STATUSES} value={q.status} />
       </FilterBar>
       {list.data.length ? (
-        <Table
-          cols={['Name', 'Project', 'Status', 'Schema', 'Submissions', 'Last submission', 'Tags']}
-          caption="Submissions count stored, non-test submissions."
-        >
-          {list.data.map((f) => (
-            <tr>
-              <td>
-                <a href={formPath(f.id)}>{f.name}</a>
-                <div class="muted mono">{f.id}</div>
-              </td>
-              <td>{projectSlug.get(f.project_id) ?? f.project_id}</td>
-              <td>
-                <Badge value={f.status} />
-              </td>
-              <td>
-                {f.schema_mode}
-                {f.current_schema_version !== null ? ` · v${f.current_schema_version}` : ''}
-              </td>
-              <td>{f.counts.submissions}</td>
-              <td>
-                <Time at={f.counts.last_submission_at} />
-              </td>
-              <td>{f.tags.join(', ')}</td>
-            </tr>
-          ))}
-        </Table>
+        <FormTable forms={list.data} projectSlug={projectSlug} />
       ) : filtered ? (
         <Empty title="No form matches these filters">
           <p>
@@ -144,6 +119,38 @@ async function listPage(
   );
 }
 
+/** The forms with their project, status, schema and submissions. */
+const FormTable: FC<{
+  forms: Awaited<ReturnType<typeof listForms>>['data'];
+  projectSlug: Map<string, string>;
+}> = ({ forms, projectSlug }) => (
+  <Table
+    cols={['Name', 'Project', 'Status', 'Schema', 'Submissions', 'Last submission', 'Tags']}
+    caption="Submissions count stored, non-test submissions."
+  >
+    {forms.map((f) => (
+      <tr>
+        <td>
+          <a href={formPath(f.id)}>{f.name}</a>
+          <div class="muted mono">{f.id}</div>
+        </td>
+        <td>{projectSlug.get(f.project_id) ?? f.project_id}</td>
+        <td>
+          <Badge value={f.status} />
+        </td>
+        <td>
+          {f.schema_mode}
+          {f.current_schema_version !== null ? ` · v${f.current_schema_version}` : ''}
+        </td>
+        <td>{f.counts.submissions}</td>
+        <td>
+          <Time at={f.counts.last_submission_at} />
+        </td>
+        <td>{f.tags.join(', ')}</td>
+      </tr>
+    ))}
+  </Table>
+);
 const CLAIMED = ['name', 'project', 'tags', 'schema_mode'];
 
 const CreateForm: FC<{ c: Context<DashEnv>; values: CreateValues; failure?: Failure; projects: string[] }> = ({

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
 import { KEY_SCOPES } from '../../../shared/contracts/auth.js';
 import { keyOps } from '../../../shared/contracts/keys.js';
 import { ApiError } from '../../http/errors.js';
@@ -19,6 +20,45 @@ const SCOPE_HELP: Record<(typeof KEY_SCOPES)[number], string> = {
 
 type KeyValues = { name: string; scopes: string[] };
 
+/** The create form, with the values kept and errors next to their fields after a refusal. */
+const KeyForm: FC<{ c: Context<DashEnv>; form: { values: KeyValues; error?: ApiError } }> = ({ c, form }) => {
+  const issues = issuesOf(form.error);
+  const nameError = issueAt(issues, 'name');
+  const scopesRaw = issueAt(issues, 'scopes');
+  const scopesError = /too small/i.test(scopesRaw) ? 'Tick at least one scope.' : scopesRaw;
+  return (
+    <form method="post" action="/app/keys" class="card" aria-labelledby="newkey-h">
+      <h2 id="newkey-h">Create a key</h2>
+      <CsrfField c={c} />
+      {form.error ? <ErrorBox message={form.error.message} hint={formHint(form.error)} /> : null}
+      <label for="key-name">Name (up to 32 characters)</label>
+      <input
+        id="key-name"
+        name="name"
+        type="text"
+        required
+        maxlength={32}
+        value={form.values.name}
+        placeholder="ci"
+        aria-invalid={nameError ? 'true' : undefined}
+      />
+      <FieldMessage message={nameError} />
+      <fieldset>
+        <legend>Scopes</legend>
+        {KEY_SCOPES.map((s) => (
+          <label class="check">
+            <input type="checkbox" name="scopes" value={s} checked={form.values.scopes.includes(s)} /> {SCOPE_HELP[s]}
+          </label>
+        ))}
+        <FieldMessage message={scopesError} />
+      </fieldset>
+      <p>
+        <button type="submit">Create key</button>
+      </p>
+    </form>
+  );
+};
+
 async function keysPage(
   c: Context<DashEnv>,
   form: { values: KeyValues; error?: ApiError } = { values: { name: '', scopes: ['read'] } },
@@ -26,10 +66,6 @@ async function keysPage(
   allow(c, keyOps.list);
   const q = queryFor(keyOps.list, c.req.query());
   const list = await listKeys(c.var.deps, c.var.actor, pageOf(q, 'apiKey'));
-  const issues = issuesOf(form.error);
-  const nameError = issueAt(issues, 'name');
-  const scopesRaw = issueAt(issues, 'scopes');
-  const scopesError = /too small/i.test(scopesRaw) ? 'Tick at least one scope.' : scopesRaw;
   // Revoking takes what minting takes: an owner or admin (the service refuses a member).
   const mayRevoke = can(c, keyOps.revoke) && manages(c.var.actor);
   return page(
@@ -86,36 +122,7 @@ async function keysPage(
         label="Older keys"
       />
       {can(c, keyOps.create) ? (
-        <form method="post" action="/app/keys" class="card" aria-labelledby="newkey-h">
-          <h2 id="newkey-h">Create a key</h2>
-          <CsrfField c={c} />
-          {form.error ? <ErrorBox message={form.error.message} hint={formHint(form.error)} /> : null}
-          <label for="key-name">Name (up to 32 characters)</label>
-          <input
-            id="key-name"
-            name="name"
-            type="text"
-            required
-            maxlength={32}
-            value={form.values.name}
-            placeholder="ci"
-            aria-invalid={nameError ? 'true' : undefined}
-          />
-          <FieldMessage message={nameError} />
-          <fieldset>
-            <legend>Scopes</legend>
-            {KEY_SCOPES.map((s) => (
-              <label class="check">
-                <input type="checkbox" name="scopes" value={s} checked={form.values.scopes.includes(s)} />{' '}
-                {SCOPE_HELP[s]}
-              </label>
-            ))}
-            <FieldMessage message={scopesError} />
-          </fieldset>
-          <p>
-            <button type="submit">Create key</button>
-          </p>
-        </form>
+        <KeyForm c={c} form={form} />
       ) : (
         <p class="muted">Only an owner or admin can create keys.</p>
       )}

@@ -58,29 +58,7 @@ export const SettingsForm: FC<{ c: Context<DashEnv>; formId: string; values: Val
         <input id="s-tags" name="tags" type="text" value={v.tags} {...aria('tags', 's-tags-err')} />
         <FieldError id="s-tags-err" issues={at('tags')} />
 
-        <label for="s-mode">Schema mode</label>
-        <select id="s-mode" name="schema_mode" {...aria('schema_mode', 's-mode-err')}>
-          {SCHEMA_MODES.map((m) => (
-            <option value={m} selected={v.schema_mode === m}>
-              {m}
-            </option>
-          ))}
-        </select>
-        <FieldError id="s-mode-err" issues={at('schema_mode')} />
-
-        <label for="s-paused">
-          <input
-            id="s-paused"
-            name="paused"
-            type="checkbox"
-            checked={Boolean(v.paused)}
-            aria-describedby="s-paused-help"
-          />{' '}
-          Paused
-        </label>
-        <p id="s-paused-help" class="help">
-          A paused form still stores its submissions but sends them nowhere (no deliveries) until you clear this box.
-        </p>
+        <ModeFields v={v} issues={issues} />
 
         <label for="s-origins">Allowed origins</label>
         <textarea
@@ -198,6 +176,38 @@ const IntakeFields: FC<{ v: Values; issues: Issue[] }> = ({ v, issues }) => {
         email address.
       </p>
       <FieldError id="s-replyto-err" issues={at('settings.reply_to_field')} />
+    </>
+  );
+};
+
+/** Schema mode, and the paused switch. */
+const ModeFields: FC<{ v: Values; issues: Issue[] }> = ({ v, issues }) => {
+  const { at, aria } = marks(issues);
+  return (
+    <>
+      <label for="s-mode">Schema mode</label>
+      <select id="s-mode" name="schema_mode" {...aria('schema_mode', 's-mode-err')}>
+        {SCHEMA_MODES.map((m) => (
+          <option value={m} selected={v.schema_mode === m}>
+            {m}
+          </option>
+        ))}
+      </select>
+      <FieldError id="s-mode-err" issues={at('schema_mode')} />
+
+      <label for="s-paused">
+        <input
+          id="s-paused"
+          name="paused"
+          type="checkbox"
+          checked={Boolean(v.paused)}
+          aria-describedby="s-paused-help"
+        />{' '}
+        Paused
+      </label>
+      <p id="s-paused-help" class="help">
+        A paused form still stores its submissions but sends them nowhere (no deliveries) until you clear this box.
+      </p>
     </>
   );
 };
