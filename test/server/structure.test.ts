@@ -41,7 +41,7 @@ function nameOf(node: ts.SignatureDeclaration, src: ts.SourceFile): string {
 }
 
 /** Every function with a body longer than `max` lines, as "file:line name (n lines)". */
-export function longFunctions(files: string[], max: number): string[] {
+function longFunctions(files: string[], max: number): string[] {
   const out: string[] = [];
   for (const file of files) {
     const src = parse(file);
