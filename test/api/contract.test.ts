@@ -26,6 +26,7 @@ const PAGES = /^\/(app|f)(\/|$)/;
 /** Error answers that are not the envelope, on purpose. */
 const NOT_ENVELOPED: Record<string, string> = {
   'system_health 503': 'load balancers read {ok: false}; the body says the database is not reachable',
+  'system_ready 503': 'load balancers read {ok: false, reason}: a readiness probe, not an error of the caller',
 };
 
 describe('/openapi.json is the contract of what is mounted', () => {
