@@ -10,6 +10,8 @@ import { limitsOf } from '../services/orgs.js';
 import { quotaUsed } from '../services/quota.js';
 import { admitSandboxSubmission } from '../services/sandboxes.js';
 import { checkAgainstSchema, type IntakeSchemaResult } from '../services/schemas.js';
+import type { BayesModel } from '../spam/bayes.js';
+import { cachedModel } from '../spam/learn.js';
 import { type SpamResult, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
 import { type Control, canonicalOrigin, originAllowed, splitControl, type Verdict, verifyTurnstile } from './checks.js';
@@ -116,7 +118,14 @@ interface Decision {
 }
 
 /** Pure: reads nothing, awaits nothing. */
-function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Parsed, now: Date): Decision {
+function decide(
+  deps: Deps,
+  input: IntakeRequest,
+  entry: IntakeEntry,
+  parsed: Parsed,
+  now: Date,
+  model: BayesModel | null,
+): Decision {
   const { form, org } = entry;
   const settings = form.settings;
   const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
@@ -133,7 +142,7 @@ function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Pa
   const userAgent = input.header('user-agent');
   const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
   const spam = spamVerdict(
-    { data, honeypotFilled: control.honeypotFilled, userAgent, ip: input.ip, renderAgeS: null, model: null },
+    { data, honeypotFilled: control.honeypotFilled, userAgent, ip: input.ip, renderAgeS: null, model },
     entry.spam,
   );
   const cheap = control.honeypotFilled
@@ -200,7 +209,9 @@ async function decideAndStore(
   now: Date,
   authoritative = false,
 ): Promise<Outcome> {
-  const d = decide(deps, input, entry, parsed, now);
+  // The organization's learning filter, from the process's cache (its version checked every 2 s).
+  const model = await cachedModel(deps.database, entry.org.id, Date.now());
+  const d = decide(deps, input, entry, parsed, now, model);
   if (!authoritative && storesAtOnce(d)) return storeAtOnce(deps, d);
   if (d.idemKey) {
     const existing = await findByIdempotency(deps.database.db, entry.form.id, d.idemKey);
