@@ -82,4 +82,28 @@ describe('the spam verdict at intake', () => {
     expect(r.json.error.message).toContain('settings.spam.block.ips.1');
     expect(r.json.error.hint).toBeTruthy();
   });
+
+  it('merges the organization’s lists (PATCH /v1/organizations/{id} settings.spam) into every form’s', async () => {
+    const me = await t.api('GET', '/v1/organizations', key);
+    const orgId = me.json.data[0].id;
+    const bad = await t.api('PATCH', `/v1/organizations/${orgId}`, key, {
+      json: { settings: { spam: { allow: { emails: ['nope'] } } } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.message).toContain('settings.spam.allow.emails.0');
+    const r = await t.api('PATCH', `/v1/organizations/${orgId}`, key, {
+      json: { settings: { spam: { block: { domains: ['junk.example'] } } } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.settings).toEqual({ spam: { block: { domains: ['junk.example'] } } });
+    const f = await form({ spam: { block: { keywords: ['other'] } } });
+    const s = await detail((await post(f.id, { email: 'x@mail.junk.example', message: 'hi' })).json.submission_id);
+    expect(s.status).toBe('spam');
+    expect(s.spam.signals[0].text).toContain('junk.example');
+    const view = await t.api('GET', '/v1/spam', key);
+    expect(view.json.lists.block.domains).toEqual(['junk.example']);
+    expect(
+      (await t.api('PATCH', `/v1/organizations/${orgId}`, key, { json: { settings: { spam: null } } })).json.settings,
+    ).toEqual({});
+  });
 });
