@@ -123,6 +123,11 @@ export const GUIDANCE: Record<string, Guidance> = {
   plan_redeem: { when: 'someone gave you a plan grant code', then: ['me_get'] },
   organizations_create: { then: ['organizations_list'] },
   organizations_update: { then: ['organizations_list'] },
+  spam_get: {
+    when: 'to see what the spam filter learned from marks and the organization’s block/allow lists',
+    then: ['submissions_update', 'spam_forget'],
+  },
+  spam_forget: { when: 'the filter learned from wrong marks and should start over', then: ['spam_get'] },
 };
 
 /** Generic guidance by verb (the last part of the operationId), pointing only at tools that exist. */

@@ -30,6 +30,7 @@ import { registerQuickstart } from './routes/quickstart.js';
 import { registerRouting } from './routes/routing.js';
 import { registerSandboxes } from './routes/sandboxes.js';
 import { registerSchemas } from './routes/schemas.js';
+import { registerSpam } from './routes/spam.js';
 import { registerStreams } from './routes/streams.js';
 import { registerSubmissions } from './routes/submissions.js';
 import { registerSystem } from './routes/system.js';
@@ -192,6 +193,7 @@ export function mountOperations(app: OpenAPIHono<AppEnv>) {
   registerWebhooks(app);
   registerSchemas(app);
   registerDrift(app);
+  registerSpam(app);
   registerStreams(app);
   registerOrganizations(app);
   registerAdmin(app);

@@ -13,6 +13,7 @@ import { listen } from './http/listen.js';
 import { createLogger, type Logger } from './log.js';
 import { createMailer } from './mail.js';
 import { collectWhenIdle } from './memory.js';
+import { warmDisposable } from './spam/disposable.js';
 import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
 import { WAKE_CHANNEL, Worker } from './worker/worker.js';
@@ -149,6 +150,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const { address, port } = listening.address;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   log.info(`formsvc listening on ${url} (ROLE=${config.role}, public base ${config.publicBaseUrl})`);
+  // The disposable-domain list is loaded now, not on the first submission that needs it.
+  warmDisposable();
   const releaseIdleGc = collectWhenIdle(config.idleGcMs, log);
 
   let stopping: Promise<void> | null = null;

@@ -33,6 +33,8 @@ export const organizations = pgTable('organizations', {
    * webhooks. The intake cache keeps it and the one-statement write refuses a stale one.
    */
   configGen: bigint('config_gen', { mode: 'number' }).notNull().default(0),
+  /** Organization-wide settings: `spam` (block/allow lists merged into every form's, migration 0017). */
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
   createdAt: createdAt(),
 });
 
@@ -175,7 +177,9 @@ export const submissions = pgTable(
     test: boolean('test').notNull().default(false),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     formSchemaVersion: integer('form_schema_version'),
-    spam: jsonb('spam').$type<{ score: number; reasons: string[] }>().notNull(),
+    spam: jsonb('spam')
+      .$type<{ score: number; reasons: string[]; signals?: { code: string; text: string; weight: number }[] }>()
+      .notNull(),
     meta: jsonb('meta').$type<Record<string, unknown>>().notNull(),
     issues: jsonb('issues').$type<unknown[]>(),
     /** The drift this submission raised: [{drift_id, field, kind}] (null when none). */
@@ -597,3 +601,35 @@ export const serverSecrets = pgTable('server_secrets', {
   value: text('value').notNull(),
   createdAt: createdAt(),
 });
+
+/** The learning filter's counts per organization (migration 0017); `version` moves with every mark. */
+export const spamModels = pgTable('spam_models', {
+  orgId: text('org_id').primaryKey(),
+  spamDocs: integer('spam_docs').notNull().default(0),
+  hamDocs: integer('ham_docs').notNull().default(0),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
+
+/** Per (organization, token): how many spam and not-spam marks held it. */
+export const spamTokens = pgTable(
+  'spam_tokens',
+  {
+    orgId: text('org_id').notNull(),
+    token: text('token').notNull(),
+    spam: integer('spam').notNull().default(0),
+    ham: integer('ham').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.token] })],
+);
+
+/** The mark each submission taught ("spam" or "ham"), so a changed mark unlearns the first. */
+export const spamMarks = pgTable(
+  'spam_marks',
+  {
+    submissionId: text('submission_id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    mark: text('mark').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('spam_marks_org').on(t.orgId)],
+);

@@ -3,6 +3,8 @@ import type { Database } from '../db/client.js';
 import { forms, organizations, systemWebhooks } from '../db/schema.js';
 import { ApiError } from '../http/errors.js';
 import { currentSchemaRow, type FormSchemaRow } from '../services/schemas.js';
+import { spamPolicyOf } from '../spam/policy.js';
+import type { SpamPolicy } from '../spam/verdict.js';
 import { type FieldRules, fieldRules } from './coerce.js';
 import { type FormRoutes, readFormRoutes } from './plan.js';
 
@@ -31,6 +33,8 @@ export interface IntakeEntry {
   schema: FormSchemaRow | null;
   /** how form-encoded values become the schema's types (coerce.ts); null without a current schema */
   rules: FieldRules | null;
+  /** the spam verdict's policy: the form's settings.spam, its lists merged with its organization's */
+  spam: SpamPolicy;
 }
 
 /** Thrown by a write that found the organization's config_gen moved on since its entry was read. */
@@ -93,6 +97,7 @@ export async function loadEntry(database: Database, formId: string): Promise<Int
     },
     schema: schema ?? null,
     rules: schema && form.currentSchemaVersion !== null ? fieldRules(schema.jsonSchema) : null,
+    spam: spamPolicyOf(form.settings, org.settings),
   };
   cache.delete(formId);
   cache.set(formId, entry);

@@ -5,7 +5,13 @@ export type Verdict =
   | { status: 'spam'; reason: null }
   | {
       status: 'quarantined';
-      reason: 'origin_rejected' | 'rate_limited' | 'turnstile_failed' | 'over_quota' | 'schema_violation';
+      reason:
+        | 'origin_rejected'
+        | 'rate_limited'
+        | 'turnstile_failed'
+        | 'over_quota'
+        | 'schema_violation'
+        | 'spam_suspected';
     };
 
 export const CONTROL_FIELDS = new Set(['cf-turnstile-response']);
@@ -90,45 +96,6 @@ export function originAllowed(allowed: unknown, origin: string | null, self?: st
   // The service's own pages (the hosted form page) post from its own origin.
   if (self && origin === self) return true;
   return allowed.some((a) => a === '*' || canonicalOrigin(String(a)) === origin);
-}
-
-const URL_RE = /https?:\/\//gi;
-const MANY_LINKS = 3;
-
-/**
- * Links (http:// or https://) in the field names and string values of a submission, counted up to
- * MANY_LINKS: the same count a search of its JSON text gives, without writing that text.
- */
-function linksIn(value: unknown, found: number): number {
-  if (found >= MANY_LINKS) return found;
-  if (typeof value === 'string') return found + (value.length > 6 ? (value.match(URL_RE)?.length ?? 0) : 0);
-  if (Array.isArray(value)) {
-    for (const v of value) found = linksIn(v, found);
-    return found;
-  }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) found = linksIn(v, linksIn(k, found));
-  }
-  return found;
-}
-
-/** A light spam score with reasons, recorded on every submission. Only the honeypot decides "spam". */
-export function spamScore(data: Record<string, unknown>, honeypotFilled: boolean, userAgent: string | undefined) {
-  const reasons: string[] = [];
-  let score = 0;
-  if (honeypotFilled) {
-    reasons.push('honeypot_filled');
-    score = 1;
-  }
-  if (linksIn(data, 0) >= MANY_LINKS) {
-    reasons.push('many_links');
-    score += 0.3;
-  }
-  if (!userAgent) {
-    reasons.push('no_user_agent');
-    score += 0.1;
-  }
-  return { score: Math.min(1, Math.round(score * 100) / 100), reasons };
 }
 
 /** Cloudflare Turnstile siteverify, 5 s timeout; any failure (also network) fails the check. */

@@ -10,16 +10,11 @@ import { limitsOf } from '../services/orgs.js';
 import { quotaUsed } from '../services/quota.js';
 import { admitSandboxSubmission } from '../services/sandboxes.js';
 import { checkAgainstSchema, type IntakeSchemaResult } from '../services/schemas.js';
+import type { BayesModel } from '../spam/bayes.js';
+import { cachedModel } from '../spam/learn.js';
+import { type SpamResult, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
-import {
-  type Control,
-  canonicalOrigin,
-  originAllowed,
-  spamScore,
-  splitControl,
-  type Verdict,
-  verifyTurnstile,
-} from './checks.js';
+import { type Control, canonicalOrigin, originAllowed, splitControl, type Verdict, verifyTurnstile } from './checks.js';
 import { coerceFormData } from './coerce.js';
 import { type Parsed, parseSubmission } from './parse.js';
 import { type FormRoutes, planFromRoutes, readFormRoutes } from './plan.js';
@@ -60,6 +55,7 @@ const ORIGIN_REJECTED: Verdict = { status: 'quarantined', reason: 'origin_reject
 const RATE_LIMITED: Verdict = { status: 'quarantined', reason: 'rate_limited' };
 const TURNSTILE_FAILED: Verdict = { status: 'quarantined', reason: 'turnstile_failed' };
 const OVER_QUOTA: Verdict = { status: 'quarantined', reason: 'over_quota' };
+const SPAM_SUSPECTED: Verdict = { status: 'quarantined', reason: 'spam_suspected' };
 
 /**
  * POST /s/{formId}, in the spec's order: parse → strip control fields → cheap checks that store
@@ -109,8 +105,10 @@ interface Decision {
   ipKey: string;
   meta: Record<string, unknown>;
   userAgent: string | undefined;
-  /** the honeypot's and the origin's verdict; only a received one goes on to the other checks */
+  /** the honeypot's, the origin's and the spam verdict's; only a received one goes on to the other checks */
   cheap: Verdict;
+  /** the spam verdict's score, reasons and signals, recorded on every submission */
+  spam: SpamResult;
   rateLimit: RateLimit | null;
   /** set when the form asks for a Turnstile challenge: its own secret, if it has one */
   turnstile: { secret: string | undefined } | null;
@@ -120,7 +118,14 @@ interface Decision {
 }
 
 /** Pure: reads nothing, awaits nothing. */
-function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Parsed, now: Date): Decision {
+function decide(
+  deps: Deps,
+  input: IntakeRequest,
+  entry: IntakeEntry,
+  parsed: Parsed,
+  now: Date,
+  model: BayesModel | null,
+): Decision {
   const { form, org } = entry;
   const settings = form.settings;
   const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
@@ -136,12 +141,20 @@ function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Pa
   const originHeader = input.header('origin');
   const userAgent = input.header('user-agent');
   const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
+  const spam = spamVerdict(
+    { data, honeypotFilled: control.honeypotFilled, userAgent, ip: input.ip, renderAgeS: null, model },
+    entry.spam,
+  );
   const cheap = control.honeypotFilled
     ? SPAM
     : // the service's own pages (the hosted form, /f/{formId}) post from its own origin
-      originAllowed(settings.allowed_origins, origin, canonicalOrigin(deps.config.publicBaseUrl))
-      ? RECEIVED
-      : ORIGIN_REJECTED;
+      !originAllowed(settings.allowed_origins, origin, canonicalOrigin(deps.config.publicBaseUrl))
+      ? ORIGIN_REJECTED
+      : spam.verdict === 'spam'
+        ? SPAM
+        : spam.verdict === 'quarantine'
+          ? SPAM_SUSPECTED
+          : RECEIVED;
   return {
     entry,
     parsed,
@@ -153,6 +166,7 @@ function decide(deps: Deps, input: IntakeRequest, entry: IntakeEntry, parsed: Pa
     meta: requestMeta(input, originHeader, userAgent, now),
     userAgent,
     cheap,
+    spam,
     rateLimit: rateLimitOf(settings.rate_limit),
     turnstile: turnstileOf(settings.challenge),
     schema: cheap.status === 'received' ? checkAgainstSchema(form, entry.schema, data) : null,
@@ -195,7 +209,9 @@ async function decideAndStore(
   now: Date,
   authoritative = false,
 ): Promise<Outcome> {
-  const d = decide(deps, input, entry, parsed, now);
+  // The organization's learning filter, from the process's cache (its version checked every 2 s).
+  const model = await cachedModel(deps.database, entry.org.id, Date.now());
+  const d = decide(deps, input, entry, parsed, now, model);
   if (!authoritative && storesAtOnce(d)) return storeAtOnce(deps, d);
   if (d.idemKey) {
     const existing = await findByIdempotency(deps.database.db, entry.form.id, d.idemKey);
@@ -385,7 +401,7 @@ function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null): Submi
     formSchemaVersion: form.currentSchemaVersion,
     issues,
     drift: null,
-    spam: spamScore(d.data, d.control.honeypotFilled, d.userAgent),
+    spam: { score: d.spam.score, reasons: d.spam.reasons, signals: d.spam.signals },
     meta: d.meta,
     clientIp: d.ipKey,
     idempotencyKey: d.idemKey,

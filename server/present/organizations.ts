@@ -16,6 +16,7 @@ export function presentOrganization(o: Org, role: Role | null, isActive: boolean
     personal: o.personal,
     ...presentPlan(o, now),
     timezone: o.timezone,
+    settings: o.settings ?? {},
     created_at: o.createdAt.toISOString(),
   };
 }

@@ -22,6 +22,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
 import { type FormOut, presentForm, submitUrl } from '../present/forms.js';
+import { checkSpamSettings } from '../spam/policy.js';
 import { deliverySteps, routeOf } from './next-steps.js';
 import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
@@ -217,6 +218,7 @@ export async function updateForm(
   const db = deps.database.db;
   const current = await getFormRow(db, actor.orgId, id);
   let settings = current.settings;
+  checkSpamSettings(body.settings?.spam, 'settings.spam');
   if (body.settings) {
     settings = { ...current.settings };
     for (const [k, v] of Object.entries(body.settings)) {

@@ -12,6 +12,7 @@ import type { Actor, Deps, Role } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { type OrganizationOut, presentOrganization } from '../present/organizations.js';
+import { checkSpamSettings } from '../spam/policy.js';
 import { nextStep, routeOf } from './next-steps.js';
 import { type Org, slugify } from './orgs.js';
 import { randomToken } from './secrets.js';
@@ -181,15 +182,27 @@ export async function updateOrganization(
       hint: `Ask an owner or admin of it (${routeOf(ops.members.list)} lists them).`,
     });
   }
+  checkSpamSettings(body.settings?.spam, 'settings.spam');
   const set = {
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(body.timezone !== undefined ? { timezone: canonicalZone(body.timezone) } : {}),
+    ...(body.settings ? { settings: mergeSettings(org.settings ?? {}, body.settings) } : {}),
   };
   let row = org;
   if (Object.keys(set).length) {
     [row] = await deps.database.db.update(organizations).set(set).where(eq(organizations.id, id)).returning();
   }
   return presentOrganization(row, role, id === actor.orgId, deps.now());
+}
+
+/** Settings merge key by key; a key set to null is removed. */
+function mergeSettings(current: Record<string, unknown>, patch: Record<string, unknown>) {
+  const out = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = v;
+  }
+  return out;
 }
 
 /** Points the session at another organization of its user; keys are bound to theirs. */

@@ -14,6 +14,7 @@ import type { Actor, Deps } from '../http/context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { type Page, pageResult } from '../http/pagination.js';
 import { attachmentSummary, presentAttachment, presentSubmission } from '../present/submissions.js';
+import { learnMark } from '../spam/learn.js';
 import { responseBody } from '../storage.js';
 import { attachmentsOf, mayHaveFiles } from './attachments.js';
 import { deliveriesOfSubmission } from './deliveries.js';
@@ -124,12 +125,14 @@ export async function updateSubmission(
   let wakeAfter = false;
   await deps.database.db.transaction(async (tx) => {
     const [row] = await tx
-      .select({ status: submissions.status, formId: submissions.formId })
+      .select({ status: submissions.status, formId: submissions.formId, data: submissions.data })
       .from(submissions)
       .where(and(eq(submissions.id, id), eq(submissions.orgId, actor.orgId)))
       .limit(1)
       .for('update');
     if (!row) throw notFound('submission', id);
+    // Every mark teaches the organization's filter, also "received" on one already received.
+    await learnMark(tx, actor.orgId, id, row.data, body.status === 'spam' ? 'spam' : 'ham');
     if (row.status === body.status) return;
     await tx
       .update(submissions)

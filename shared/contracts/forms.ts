@@ -40,6 +40,34 @@ export const Challenge = z
   })
   .meta({ id: 'Challenge' });
 
+const ListEntries = (what: string) =>
+  z.array(z.string().min(1).max(300)).max(1000).optional().meta({ description: what });
+
+export const SpamList = z
+  .strictObject({
+    emails: ListEntries('addresses, matched whole and case-insensitively'),
+    domains: ListEntries('mail domains; a listed domain also matches its subdomains'),
+    ips: ListEntries('IP addresses or CIDRs (IPv4 or IPv6), matched against the client IP'),
+    keywords: ListEntries('words or phrases, matched case-insensitively on word boundaries in the string values'),
+  })
+  .meta({ id: 'SpamList' });
+
+export const SpamSettings = z
+  .strictObject({
+    threshold: z.number().min(0).max(1).optional().meta({
+      description: 'the score from which the verdict applies (default 0.8)',
+    }),
+    action: z.enum(['spam', 'quarantine']).optional().meta({
+      description: '"spam" (default) stores as spam; "quarantine" stores quarantined with reason spam_suspected',
+    }),
+    min_seconds: z.number().min(0).max(3600).optional().meta({
+      description: 'a post sooner than this after the page was rendered scores too_fast (default 2)',
+    }),
+    block: SpamList.optional().meta({ description: 'a match stores the submission as spam' }),
+    allow: SpamList.optional().meta({ description: 'a match is never spam (except by the honeypot)' }),
+  })
+  .meta({ id: 'SpamSettings' });
+
 /** Known settings keys; unknown keys are kept as given (the spec calls settings free-form). */
 export const FormSettings = z
   .looseObject({
@@ -59,6 +87,9 @@ export const FormSettings = z
     redirect_url: z.url().max(2000).nullable().optional(),
     reply_to_field: z.string().min(1).max(100).nullable().optional(),
     challenge: Challenge.nullable().optional(),
+    spam: SpamSettings.nullable().optional().meta({
+      description: 'the spam verdict: threshold, action and the block/allow lists (merged with the organization’s)',
+    }),
     retention_days: z.number().int().min(1).max(36_500).nullable().optional().meta({
       description: 'delete this form’s submissions after this many days (the plan’s retention wins when shorter)',
     }),

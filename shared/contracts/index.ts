@@ -19,6 +19,7 @@ import { quickstartOps } from './quickstart.js';
 import { routeOps } from './routes.js';
 import { sandboxOps } from './sandboxes.js';
 import { schemaOps } from './schemas.js';
+import { spamOps } from './spam.js';
 import { streamOps } from './streams.js';
 import { submissionOps } from './submissions.js';
 import { systemOps } from './system.js';
@@ -50,6 +51,7 @@ export const ops = {
   invitations: invitationOps,
   system: systemOps,
   mcp: mcpOps,
+  spam: spamOps,
 };
 
 export const operations: Operation[] = Object.values(ops).flatMap((group) => Object.values(group) as Operation[]);

@@ -1,5 +1,6 @@
 import { PLAN_SOURCES, PLANS } from '../plans.js';
 import { body, errors, IdParam, json, ListQuery, listOf, listPage, NextStep, op, Timestamp, z } from './common.js';
+import { SpamList } from './forms.js';
 import { OrganizationSummary } from './me.js';
 import { Slug } from './projects.js';
 import { SESSION_ONLY } from './security.js';
@@ -35,6 +36,19 @@ export const Role = z.enum(ROLES).meta({
     'owner: everything, including owners and roles; admin: members except owners, invitations, keys; member: read and manage resources',
 });
 
+export const OrganizationSettings = z
+  .strictObject({
+    spam: z
+      .strictObject({
+        block: SpamList.optional().meta({ description: 'a match stores a submission to any form as spam' }),
+        allow: SpamList.optional().meta({ description: 'a match is never spam (except by the honeypot)' }),
+      })
+      .nullable()
+      .optional()
+      .meta({ description: 'block/allow lists merged into every form’s settings.spam lists' }),
+  })
+  .meta({ id: 'OrganizationSettings' });
+
 /** OrganizationSummary plus OrganizationPlan, the time zone and whether it is a personal organization. */
 export const Organization = OrganizationSummary.extend({
   personal: z.boolean().meta({ description: 'created with its user at sign-up; its first owner stays owner' }),
@@ -43,6 +57,7 @@ export const Organization = OrganizationSummary.extend({
   plan_expires_at: Timestamp.nullable(),
   plan_note: z.string().nullable(),
   timezone: z.string(),
+  settings: OrganizationSettings,
   created_at: Timestamp,
 }).meta({ id: 'Organization' });
 
@@ -59,7 +74,13 @@ export const CreateOrganizationBody = z
   .meta({ id: 'CreateOrganizationBody' });
 
 export const UpdateOrganizationBody = z
-  .strictObject({ name: OrgName.optional(), timezone: TimeZone.optional() })
+  .strictObject({
+    name: OrgName.optional(),
+    timezone: TimeZone.optional(),
+    settings: OrganizationSettings.optional().meta({
+      description: 'merged into the current settings key by key; a key set to null is removed',
+    }),
+  })
   .meta({ id: 'UpdateOrganizationBody' });
 
 const tags = ['organizations'];

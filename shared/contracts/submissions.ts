@@ -9,7 +9,16 @@ export const QUARANTINE_REASONS = [
   'origin_rejected',
   'turnstile_failed',
   'over_quota',
+  'spam_suspected',
 ] as const;
+
+export const SpamSignal = z
+  .object({
+    code: z.string().meta({ description: 'the reason code, as in `reasons`' }),
+    text: z.string().meta({ description: 'why it fired, for a person' }),
+    weight: z.number().meta({ description: 'what it added to the score (0..1)' }),
+  })
+  .meta({ id: 'SpamSignal' });
 
 export const Submission = z
   .object({
@@ -22,7 +31,18 @@ export const Submission = z
       description: 'fields as sent, control fields (_*) removed; files appear as fl_ ids',
     }),
     form_schema_version: z.number().int().nullable().meta({ description: 'version validated against' }),
-    spam: z.object({ score: z.number(), reasons: z.array(z.string()) }),
+    spam: z
+      .object({
+        score: z.number().meta({ description: '0..1' }),
+        reasons: z.array(z.string()).meta({ description: 'the codes of the signals that fired' }),
+        signals: z.array(SpamSignal).optional().meta({
+          description: 'extension: each signal with a short text and its weight (absent on older submissions)',
+        }),
+      })
+      .meta({
+        description:
+          'the spam verdict; quarantine reason spam_suspected (an extension) is the verdict with settings.spam.action "quarantine"',
+      }),
     meta: z.record(z.string(), z.unknown()).meta({
       description: 'ip, user_agent, origin, referer, country (when known), received_at, content_type',
     }),

@@ -64,6 +64,7 @@ describe('GET /v1/organizations', () => {
           personal: true,
           ...Plan,
           timezone: 'UTC',
+          settings: {},
           created_at: expect.stringMatching(/Z$/),
         },
       ],

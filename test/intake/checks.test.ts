@@ -1,28 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalOrigin, originAllowed, spamScore } from '../../server/intake/checks.js';
+import { canonicalOrigin, originAllowed } from '../../server/intake/checks.js';
 import { parseSubmission } from '../../server/intake/parse.js';
 
 // JSON and urlencoded bodies never reach the file rules.
 const NO_FILES = { orgId: 'org_x', storage: null as never, maxFileBytes: null, maxFiles: 0 };
-
-describe('spamScore', () => {
-  it('counts links in values, nested values and field names, as a search of the JSON text would', () => {
-    const two = { a: 'see https://a.example and http://b.example' };
-    expect(spamScore(two, false, 'ua')).toEqual({ score: 0, reasons: [] });
-    const three = { a: 'https://a.example', list: ['x', { deep: 'HTTP://b.example' }], 'http://c.example': 1 };
-    expect(spamScore(three, false, 'ua')).toEqual({ score: 0.3, reasons: ['many_links'] });
-    expect(spamScore({ a: 'https://x https://y https://z https://w' }, false, 'ua').reasons).toEqual(['many_links']);
-  });
-
-  it('adds the honeypot and a missing user agent, capped at 1', () => {
-    const links = { m: 'https://a https://b https://c' };
-    expect(spamScore({}, false, undefined)).toEqual({ score: 0.1, reasons: ['no_user_agent'] });
-    expect(spamScore(links, true, undefined)).toEqual({
-      score: 1,
-      reasons: ['honeypot_filled', 'many_links', 'no_user_agent'],
-    });
-  });
-});
 
 describe('canonicalOrigin', () => {
   it('answers the same for a value seen before, and for many different values', () => {
