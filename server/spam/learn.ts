@@ -56,6 +56,7 @@ export async function learnMark(tx: Db, orgId: string, submissionId: string, dat
     .where(eq(spamMarks.submissionId, submissionId))
     .for('update');
   if (prev?.mark === mark) return;
+  const before = await modelVersion(tx, orgId);
   const tokens = tokensOf(textsOf(data));
   if (prev) await count(tx, orgId, tokens, prev.mark as Mark, -1);
   await count(tx, orgId, tokens, mark, 1);
@@ -63,8 +64,14 @@ export async function learnMark(tx: Db, orgId: string, submissionId: string, dat
     .insert(spamMarks)
     .values({ submissionId, orgId, mark })
     .onConflictDoUpdate({ target: spamMarks.submissionId, set: { mark } });
+  // A mark moves the version by one or two: prune whenever it crosses a multiple of PRUNE_EVERY.
+  const after = await modelVersion(tx, orgId);
+  if (Math.floor(after / PRUNE_EVERY) > Math.floor(before / PRUNE_EVERY)) await prune(tx, orgId);
+}
+
+async function modelVersion(tx: Db, orgId: string): Promise<number> {
   const [m] = await tx.select({ version: spamModels.version }).from(spamModels).where(eq(spamModels.orgId, orgId));
-  if (m && m.version % PRUNE_EVERY === 0) await prune(tx, orgId);
+  return Number(m?.version ?? 0);
 }
 
 /** Keeps the MAX_ORG_TOKENS most used tokens of an organization. */
