@@ -58,6 +58,32 @@ type DigestRoute = {
   type: string;
 };
 
+/** The submissions a digest period lists: the route's quality and window applied, at most one past the cap. */
+async function periodItems(deps: Deps, route: DigestRoute['route'], formId: string, from: Date, until: Date) {
+  const statuses = ['received'];
+  if (route.quality.exclude_spam === false) statuses.push('spam');
+  if (route.quality.exclude_quarantined === false) statuses.push('quarantined');
+  const items = await deps.database.db
+    .select()
+    .from(submissions)
+    .where(
+      and(
+        eq(submissions.formId, formId),
+        gte(submissions.receivedAt, from),
+        lt(submissions.receivedAt, until),
+        inArray(submissions.status, statuses),
+        // Over-quota submissions are paused, not summarised; only their instant routes hold them.
+        or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
+      ),
+    )
+    .orderBy(asc(submissions.id))
+    .limit(DIGEST_MAX_ITEMS + 1);
+  return items.filter((s) => {
+    const { from: wf, until: wu } = route.window;
+    return !((wf && s.receivedAt < new Date(wf)) || (wu && s.receivedAt > new Date(wu)));
+  });
+}
+
 /** Plans the digest delivery of one route's closed period, unless it has one or nothing to list: 1 or 0. */
 async function planPeriod(
   deps: Deps,
@@ -76,28 +102,7 @@ async function planPeriod(
     .where(and(eq(deliveries.routeId, route.id), eq(deliveries.periodKey, periodKey)))
     .limit(1);
   if (exists) return 0;
-  const statuses = ['received'];
-  if (route.quality.exclude_spam === false) statuses.push('spam');
-  if (route.quality.exclude_quarantined === false) statuses.push('quarantined');
-  const items = await db
-    .select()
-    .from(submissions)
-    .where(
-      and(
-        eq(submissions.formId, form.id),
-        gte(submissions.receivedAt, from),
-        lt(submissions.receivedAt, period.until),
-        inArray(submissions.status, statuses),
-        // Over-quota submissions are paused, not summarised; only their instant routes hold them.
-        or(isNull(submissions.quarantineReason), ne(submissions.quarantineReason, 'over_quota')),
-      ),
-    )
-    .orderBy(asc(submissions.id))
-    .limit(DIGEST_MAX_ITEMS + 1);
-  const inWindow = items.filter((s) => {
-    const { from: wf, until: wu } = route.window;
-    return !((wf && s.receivedAt < new Date(wf)) || (wu && s.receivedAt > new Date(wu)));
-  });
+  const inWindow = await periodItems(deps, route, form.id, from, period.until);
   if (!inWindow.length) return 0;
   const id = newId('delivery');
   const listed = inWindow.slice(0, DIGEST_MAX_ITEMS);

@@ -27,28 +27,7 @@ export async function loadMessages(
   if (!rows.length) return out;
   const db = deps.database.db;
   const targetIds = [...new Set(rows.map((r) => r.target_id))];
-  if (kind === 'hook') {
-    const hooks = await db.select().from(systemWebhooks).where(inArray(systemWebhooks.id, targetIds));
-    const byId = new Map(hooks.filter((h) => h.enabled).map((h) => [h.id, h]));
-    for (const row of rows) {
-      const hook = byId.get(row.target_id);
-      out.set(
-        row.id,
-        hook
-          ? {
-              dest: {
-                id: hook.id,
-                type: 'webhook',
-                name: 'system webhook',
-                config: { url: hook.url, secret: hook.secret },
-              },
-              msg: { deliveryId: row.id, event: row.event_type, payload: row.payload, context: emptyContext() },
-            }
-          : null,
-      );
-    }
-    return out;
-  }
+  if (kind === 'hook') return hookMessages(deps.database, rows, targetIds);
   const dests = await db
     .select({ id: destinations.id, type: destinations.type, name: destinations.name, config: destinations.config })
     .from(destinations)
@@ -109,6 +88,31 @@ export async function loadMessages(
         },
       },
     });
+  }
+  return out;
+}
+
+/** System-webhook rows: the hook as a webhook destination, the event payload as is (null when disabled). */
+async function hookMessages(database: Database, rows: Claimed[], targetIds: string[]) {
+  const out = new Map<string, Prepared>();
+  const hooks = await database.db.select().from(systemWebhooks).where(inArray(systemWebhooks.id, targetIds));
+  const byId = new Map(hooks.filter((h) => h.enabled).map((h) => [h.id, h]));
+  for (const row of rows) {
+    const hook = byId.get(row.target_id);
+    out.set(
+      row.id,
+      hook
+        ? {
+            dest: {
+              id: hook.id,
+              type: 'webhook',
+              name: 'system webhook',
+              config: { url: hook.url, secret: hook.secret },
+            },
+            msg: { deliveryId: row.id, event: row.event_type, payload: row.payload, context: emptyContext() },
+          }
+        : null,
+    );
   }
   return out;
 }
