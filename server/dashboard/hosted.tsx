@@ -11,11 +11,11 @@ import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import { isObj, type Obj } from '../../shared/objects.js';
+import { ApiError } from '../core/errors.js';
+import type { FormRow } from '../db/rows.js';
+import { canonicalOrigin } from '../domain/checks.js';
 import type { AppEnv } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 import { currentEntry } from '../intake/cache.js';
-import { canonicalOrigin } from '../intake/checks.js';
-import type { FormRow } from '../intake/submit.js';
 import {
   controlIds,
   DEFAULT_FIELDS,

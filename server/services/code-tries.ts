@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import type { Db } from '../db/client.js';
 import { codeTries } from '../db/schema.js';
-import type { Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { limitKey } from '../http/ip.js';
+import { limitKey } from '../domain/limit-key.js';
 
 /** A try at an email code, taken before the code is compared; releaseCodeTry gives it back to the address. */
 export interface CodeTry {
