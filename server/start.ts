@@ -17,6 +17,10 @@ import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
 import { WAKE_CHANNEL, Worker } from './worker/worker.js';
 
+export { migrateFiles } from './files/migrate.js';
+/** What `formsvc storage migrate` runs, an operator's command like `formsvc serve`: the CLI imports the server only here. */
+export { createStorage, loadConfig, openPglite, openPostgres };
+
 export interface StartOptions {
   /** The settings (the table in docs/operations.md); default process.env. `formsvc serve` passes its flags through here. */
   env?: Record<string, string | undefined>;

@@ -1,5 +1,5 @@
 import type { Deps } from '../core/deps.js';
-import { deleteOldCodeTries } from '../services/code-tries.js';
+import { deleteOldCodeTries } from './code-tries-expiry.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
 import { deleteExpiredKeys } from './idempotency-expiry.js';
 import { releaseHeld } from './quota-release.js';
