@@ -12,7 +12,6 @@ import { html, raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import { isObj, type Obj } from '../../shared/objects.js';
 import { ApiError } from '../core/errors.js';
-import type { FormRow } from '../db/rows.js';
 import { canonicalOrigin } from '../domain/checks.js';
 import type { AppEnv } from '../http/context.js';
 import { currentEntry } from '../intake/cache.js';
@@ -27,6 +26,7 @@ import {
 import { say } from '../present/intake-pages.js';
 import { humanize } from '../schemas/infer.js';
 import type { SchemaIssue } from '../schemas/validate.js';
+import type { FormRow } from '../services/forms.js';
 
 export const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 const TURNSTILE_JS = `${TURNSTILE_ORIGIN}/turnstile/v0/api.js`;

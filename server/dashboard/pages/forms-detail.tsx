@@ -1,9 +1,9 @@
 import type { Context, Hono } from 'hono';
 import { formOps } from '../../../shared/contracts/forms.js';
 import { ApiError } from '../../core/errors.js';
-import type { FormRow } from '../../db/rows.js';
 import { getFormRow } from '../../domain/form-rows.js';
 import { buildVerify } from '../../present/embed.js';
+import type { FormRow } from '../../services/forms.js';
 import { embedFor, formWithCounts, updateForm } from '../../services/forms.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
