@@ -2,13 +2,13 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
+import type { Deps } from './core/deps.js';
 import { type Database, openPglite, openPostgres } from './db/client.js';
 import { createStorage } from './files/router.js';
 import { buildMetricsApp, buildWorkerApp } from './fleet/http.js';
 import { holdKeyFingerprint } from './fleet/keys.js';
 import { createMetrics } from './fleet/metrics.js';
 import { Readiness } from './fleet/readiness.js';
-import type { Deps } from './http/context.js';
 import { listen } from './http/listen.js';
 import { createLogger, type Logger } from './log.js';
 import { createMailer } from './mail.js';
@@ -17,6 +17,10 @@ import { warmDisposable } from './spam/disposable.js';
 import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
 import { WAKE_CHANNEL, Worker } from './worker/worker.js';
+
+export { migrateFiles } from './files/migrate.js';
+/** What `formsvc storage migrate` runs, an operator's command like `formsvc serve`: the CLI imports the server only here. */
+export { createStorage, loadConfig, openPglite, openPostgres };
 
 export interface StartOptions {
   /** The settings (the table in docs/operations.md); default process.env. `formsvc serve` passes its flags through here. */

@@ -43,12 +43,7 @@ export default class StorageMigrate extends Command {
     const env = { ...process.env };
     env.DATA_DIR = path.resolve(flags['data-dir'] ?? (env.DATA_DIR || userDataDir(env)));
     const to = flags.to as 'local' | 'postgres' | 's3';
-    const [{ loadConfig }, { openPglite, openPostgres }, { createStorage }, { migrateFiles }] = await Promise.all([
-      import('../../server/config.js'),
-      import('../../server/db/client.js'),
-      import('../../server/files/router.js'),
-      import('../../server/files/migrate.js'),
-    ]);
+    const { loadConfig, openPglite, openPostgres, createStorage, migrateFiles } = await import('../../server/start.js');
     let database: Awaited<ReturnType<typeof openPostgres>> | undefined;
     try {
       const config = loadConfig(env);

@@ -11,11 +11,10 @@ import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import { isObj, type Obj } from '../../shared/objects.js';
+import { ApiError } from '../core/errors.js';
+import { canonicalOrigin } from '../domain/checks.js';
 import type { AppEnv } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 import { currentEntry } from '../intake/cache.js';
-import { canonicalOrigin } from '../intake/checks.js';
-import type { FormRow } from '../intake/submit.js';
 import {
   controlIds,
   DEFAULT_FIELDS,
@@ -27,6 +26,7 @@ import {
 import { say } from '../present/intake-pages.js';
 import { humanize } from '../schemas/infer.js';
 import type { SchemaIssue } from '../schemas/validate.js';
+import type { FormRow } from '../services/forms.js';
 
 export const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 const TURNSTILE_JS = `${TURNSTILE_ORIGIN}/turnstile/v0/api.js`;

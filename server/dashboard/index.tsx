@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
+import { ApiError } from '../core/errors.js';
 import type { AppEnv } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import type { DashEnv } from './env.js';
 import { registerAuthPages } from './pages/auth.js';

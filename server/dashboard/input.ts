@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Scope } from '../../shared/contracts/common.js';
+import { ApiError } from '../core/errors.js';
 import { hasScope } from '../http/auth.js';
-import { ApiError, zodIssues } from '../http/errors.js';
+import { zodIssues } from '../http/errors.js';
 import type { DashEnv } from './env.js';
 
 type AnyOp = {

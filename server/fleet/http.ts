@@ -1,9 +1,11 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { operations } from '../../shared/contracts/index.js';
-import type { AppEnv, Deps } from '../http/context.js';
-import { ApiError, envelope } from '../http/errors.js';
-import { safeEqual } from '../services/secrets.js';
+import type { Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
+import { safeEqual } from '../domain/secrets.js';
+import type { AppEnv } from '../http/context.js';
+import { envelope } from '../http/errors.js';
 import { Readiness } from './readiness.js';
 
 /** `GET /v1/forms/{id}` → its operationId, keyed by method and Hono's route pattern (`/v1/forms/:id`). */

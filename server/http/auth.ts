@@ -3,11 +3,12 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Scope } from '../../shared/contracts/common.js';
 import { SESSION_COOKIE } from '../../shared/contracts/security.js';
+import type { Actor, Deps, KeyScope, Role } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import { apiKeys, memberships, sessions } from '../db/schema.js';
-import { sha256 } from '../services/secrets.js';
-import type { Actor, AppEnv, Deps, KeyScope, Role } from './context.js';
+import { sha256 } from '../domain/secrets.js';
+import type { AppEnv } from './context.js';
 import { checkCookieRequest } from './csrf.js';
-import { ApiError } from './errors.js';
 
 /** The cookie name lives in the contract, which declares it as the Session security scheme. */
 export { SESSION_COOKIE };

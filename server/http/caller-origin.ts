@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const LOOPBACK_LISTEN = ['127.0.0.1', 'localhost', '::1', '[::1]'];

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import type { Context } from 'hono';
-import { serverKey } from '../services/file-links.js';
-import type { AppEnv, Deps } from './context.js';
-import { ApiError } from './errors.js';
+import type { Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
+import { serverKey } from '../domain/file-links.js';
+import type { AppEnv } from './context.js';
 
 const KEY_NAME = 'dashboard_csrf';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,23 +1,19 @@
 import crypto from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Database } from '../db/client.js';
+import { ApiError } from '../core/errors.js';
 import { idempotencyKeys } from '../db/schema.js';
-import { sha256 } from '../services/secrets.js';
+import { sha256 } from '../domain/secrets.js';
+import { KEY_TTL_MS } from '../worker/idempotency-expiry.js';
 import type { AppEnv } from './context.js';
-import { ApiError } from './errors.js';
+
+export { deleteExpiredKeys, KEY_TTL_MS } from '../worker/idempotency-expiry.js';
 
 const WAIT_MS = 15_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The scope the credential-less POSTs keep their keys in (organization ids never look like it). */
 export const PUBLIC_SCOPE = 'public';
-/**
- * How long a key is kept (answered again), in every scope: a request repeated later runs again, and
- * housekeeping deletes the key. A client retries within minutes; the table stays bounded.
- */
-export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
-
 /** An answer as kept: what a replay sends again. */
 interface Kept {
   status: number;
@@ -178,14 +174,3 @@ export const idempotency = keepIdempotency(BY_ORGANIZATION);
 
 /** Idempotency-Key on the credential-less POSTs under /v1, named by key and request (see PUBLIC). */
 export const publicIdempotency = keepIdempotency(PUBLIC);
-
-/** Housekeeping: deletes the keys older than 24 h (KEY_TTL_MS), of every scope, a bounded batch per run. */
-export async function deleteExpiredKeys(deps: { database: Database; now: () => Date }, batch = 1000) {
-  const cutoff = new Date(deps.now().getTime() - KEY_TTL_MS);
-  const gone = await deps.database.rows(sql`
-    delete from idempotency_keys where (scope, key) in (
-      select scope, key from idempotency_keys where created_at < ${cutoff.toISOString()} limit ${batch}
-    )
-    returning 1`);
-  return { deleted: gone.length };
-}

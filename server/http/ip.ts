@@ -3,6 +3,8 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 
+export { limitKey } from '../domain/limit-key.js';
+
 const unmap = (ip: string) => (ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip);
 
 /** Whether a peer address is one of TRUSTED_PROXIES (from the address as the socket gives it). */
@@ -88,33 +90,4 @@ export function clientIp(c: Context, config: Config, trusted: TrustCheck): strin
   if (!trusted(peer)) return peer;
   const edge = config.clientIpHeader ? address(c.req.header(config.clientIpHeader)) : null;
   return edge ?? forwardedClient(c.req.header('x-forwarded-for'), peer, trusted);
-}
-
-/** The 16-bit groups of an IPv6 address in full, as numbers (zone id dropped, a trailing IPv4 part split). */
-function ipv6Groups(ip: string): number[] {
-  let s = ip.split('%')[0];
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number);
-    s = `${s.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = s.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const gap = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
-  return [...left, ...gap, ...right].map((g) => Number.parseInt(g, 16));
-}
-
-/**
- * What per-IP limits count a client by (form rate limits, the email-code throttle, the sandbox
- * allowance): an IPv4 address itself, an IPv6 address its /64. One subscriber usually holds a whole
- * /64 and may use any address in it, so counting single IPv6 addresses would let one client walk
- * past every limit.
- */
-export function limitKey(ip: string): string {
-  if (!net.isIPv6(ip)) return ip;
-  return `${ipv6Groups(ip)
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(':')}::/64`;
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../core/errors.js';
 import type { AppEnv } from './context.js';
-import { ApiError } from './errors.js';
 
 /**
  * PostgreSQL stores no NUL character (text or jsonb), and jsonb refuses an unpaired UTF-16

@@ -1,5 +1,7 @@
 import { and, eq } from 'drizzle-orm';
+import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/client.js';
+import type { FormRow, FormSchemaRow, OrgRow } from '../db/rows.js';
 import { forms, organizations, systemWebhooks } from '../db/schema.js';
 import { ApiError } from '../http/errors.js';
 import { currentSchemaRow, type FormSchemaRow } from '../services/schemas.js';
@@ -7,9 +9,6 @@ import { spamPolicyOf } from '../spam/policy.js';
 import type { SpamPolicy } from '../spam/verdict.js';
 import { type FieldRules, fieldRules } from './coerce.js';
 import { type FormRoutes, readFormRoutes } from './plan.js';
-
-type FormRow = typeof forms.$inferSelect;
-type OrgRow = typeof organizations.$inferSelect;
 
 /**
  * Everything intake reads about a form before it stores a submission, read once and kept: the

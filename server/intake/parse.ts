@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { newId } from '../../shared/ids.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { AttachmentStorage } from '../storage.js';
 import { INTAKE_LIMITS } from './limits.js';
 

@@ -1,4 +1,4 @@
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../core/deps.js';
 import { type IntakeEntry, intakeEntry } from './cache.js';
 import { type IntakeRequest, intake, type Outcome } from './submit.js';
 

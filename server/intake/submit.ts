@@ -1,5 +1,6 @@
 import { and, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
+import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
 import { attachments, deliveries, type forms, organizations, submissions } from '../db/schema.js';
 import { appendEvent } from '../events.js';
@@ -20,9 +21,7 @@ import { type Parsed, parseSubmission } from './parse.js';
 import { type FormRoutes, planFromRoutes, readFormRoutes } from './plan.js';
 import { submissionEvent, writeInOneStatement } from './write.js';
 
-export type FormRow = typeof forms.$inferSelect;
-type OrgRow = typeof organizations.$inferSelect;
-type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
+export type { FormRow } from '../db/rows.js';
 
 export interface IntakeRequest {
   req: Request;

@@ -1,14 +1,12 @@
+import type { Handoff } from '../core/deps.js';
 import type { Database } from '../db/client.js';
-import type { submissions } from '../db/schema.js';
+import type { Claimed, SubmissionRow } from '../db/rows.js';
 import { eventRow, hookDeliveryRows } from '../events.js';
-import type { Handoff } from '../http/context.js';
-import type { Claimed } from '../worker/claim.js';
 import { intakeBatcher } from './batch.js';
 import type { IntakeEntry } from './cache.js';
 import type { planFromRoutes } from './plan.js';
 
 /** search_text is computed by the database (a generated column): intake never writes it. */
-type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
 type Planned = ReturnType<typeof planFromRoutes>;
 
 /** The submission.* event of a stored submission, in either write path. */

@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Delivery, DeliveryResult } from '../../shared/contracts/deliveries.js';
-import type { DeliveryRow } from '../services/deliveries.js';
+import type { DeliveryRow } from '../db/rows.js';
 
 export type DeliveryOut = z.output<typeof Delivery>;
 export type DeliveryResultOut = z.output<typeof DeliveryResult>;

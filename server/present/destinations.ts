@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import { type Destination, REDACTED } from '../../shared/contracts/destinations.js';
-import type { DestinationRow } from '../services/destinations.js';
+import type { DestinationRow } from '../db/rows.js';
 
 export type DestinationOut = z.output<typeof Destination>;
 type Config = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { DriftEvent } from '../../shared/contracts/drift.js';
-import type { DriftRow } from '../services/drift.js';
+import type { DriftRow } from '../db/rows.js';
 
 export type DriftOut = z.output<typeof DriftEvent>;
 

@@ -2,7 +2,7 @@
 
 import { isObj, type Obj } from '../../shared/objects.js';
 import { shellQuote } from '../../shared/shell.js';
-import { canonicalOrigin } from '../intake/checks.js';
+import { canonicalOrigin } from '../domain/checks.js';
 import { humanize } from '../schemas/infer.js';
 
 // Braces too: the astro snippet reuses the HTML, and Astro reads `{…}` in markup as an expression.

@@ -1,8 +1,7 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Form } from '../../shared/contracts/forms.js';
-import type { Deps } from '../http/context.js';
-import type { FormRow } from '../services/forms.js';
-import type { FormStream } from '../services/stream-views.js';
+import type { Deps } from '../core/deps.js';
+import type { FormRow } from '../db/rows.js';
 
 export type FormOut = z.output<typeof Form>;
 type Counts = FormOut['counts'];
@@ -43,3 +42,5 @@ export function presentForm(
     created_at: f.createdAt.toISOString(),
   };
 }
+
+export type FormStream = { id: string; slug: string; mapping_status: 'valid' | 'incomplete' };

@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { ApiKey } from '../../shared/contracts/keys.js';
-import type { KeyRow } from '../services/keys.js';
+import type { KeyRow } from '../db/rows.js';
 
 export type ApiKeyOut = z.output<typeof ApiKey>;
 

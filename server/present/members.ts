@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Member } from '../../shared/contracts/members.js';
-import type { MemberRow } from '../services/members.js';
+import type { MemberRow } from '../db/rows.js';
 
 export type MemberOut = z.output<typeof Member>;
 

@@ -1,7 +1,7 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Organization } from '../../shared/contracts/organizations.js';
-import type { Role } from '../http/context.js';
-import type { Org } from '../services/orgs.js';
+import type { Role } from '../core/deps.js';
+import type { Org } from '../domain/orgs.js';
 import { presentPlan } from './plan.js';
 
 export type OrganizationOut = z.output<typeof Organization>;

@@ -1,6 +1,6 @@
 import type { PlanGrant } from '../../shared/contracts/admin.js';
 import type { z } from '../../shared/contracts/common.js';
-import type { GrantRow } from '../services/plan-grants.js';
+import type { GrantRow } from '../db/rows.js';
 
 export type PlanGrantOut = z.output<typeof PlanGrant>;
 

@@ -1,7 +1,7 @@
 import type { OrganizationPlan } from '../../shared/contracts/billing.js';
 import type { z } from '../../shared/contracts/common.js';
 import type { Plan } from '../../shared/plans.js';
-import { effectivePlan, type Org } from '../services/orgs.js';
+import { effectivePlan, type Org } from '../domain/orgs.js';
 
 export type OrganizationPlanOut = z.output<typeof OrganizationPlan>;
 

@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Project } from '../../shared/contracts/projects.js';
-import type { ProjectRow } from '../services/projects.js';
+import type { ProjectRow } from '../db/rows.js';
 
 export type ProjectOut = z.output<typeof Project>;
 

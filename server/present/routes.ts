@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Route } from '../../shared/contracts/routes.js';
-import type { RouteRow } from '../services/routes.js';
+import type { RouteRow } from '../db/rows.js';
 
 export type RouteOut = z.output<typeof Route>;
 

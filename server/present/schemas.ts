@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { SchemaVersion } from '../../shared/contracts/schemas.js';
-import type { FormSchemaRow } from '../services/schemas.js';
+import type { FormSchemaRow } from '../db/rows.js';
 
 export type SchemaVersionOut = z.output<typeof SchemaVersion>;
 

@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Stream, StreamSource } from '../../shared/contracts/streams.js';
-import type { StreamRow, StreamSchemaRow, StreamSourceRow } from '../streams/rows.js';
+import type { StreamRow, StreamSchemaRow, StreamSourceRow } from '../db/rows.js';
 import { presentSchemaVersion, type SchemaVersionOut } from './schemas.js';
 
 export type StreamOut = z.output<typeof Stream>;

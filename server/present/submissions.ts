@@ -1,7 +1,7 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { AttachmentSummary, Submission, SubmissionAttachment } from '../../shared/contracts/submissions.js';
-import type { Deps } from '../http/context.js';
-import type { AttachmentRow, SubmissionRow } from '../services/submissions.js';
+import type { Deps } from '../core/deps.js';
+import type { AttachmentRow, SubmissionRow } from '../db/rows.js';
 
 export type SubmissionOut = z.output<typeof Submission>;
 export type SubmissionAttachmentOut = z.output<typeof SubmissionAttachment>;

@@ -1,6 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { SystemWebhook, SystemWebhookDelivery } from '../../shared/contracts/webhooks.js';
-import type { SystemWebhookDeliveryRow, SystemWebhookRow } from '../services/webhooks.js';
+import type { SystemWebhookDeliveryRow, SystemWebhookRow } from '../db/rows.js';
 import { presentResult } from './deliveries.js';
 
 export type SystemWebhookOut = z.output<typeof SystemWebhook>;

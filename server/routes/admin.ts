@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { adminOps } from '../../shared/contracts/admin.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { growthMetrics } from '../services/growth.js';
 import { createGrant, listGrants, revokeGrant } from '../services/plan-grants.js';
 

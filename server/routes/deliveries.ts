@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { deliveryOps } from '../../shared/contracts/deliveries.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { presentDelivery } from '../present/deliveries.js';
 import { getDeliveryRow, listDeliveries, retryDelivery } from '../services/deliveries.js';
 import { retryDeliveries } from '../services/replay.js';

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { destinationOps } from '../../shared/contracts/destinations.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { presentDestination } from '../present/destinations.js';
 import { testDestination } from '../services/destination-test.js';
 import {

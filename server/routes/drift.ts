@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { driftOps } from '../../shared/contracts/drift.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { dismissDrift, listDrift } from '../services/drift.js';
 
 export function registerDrift(app: OpenAPIHono<AppEnv>) {

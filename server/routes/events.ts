@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { eventOps } from '../../shared/contracts/events.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { listEvents } from '../services/events.js';
 
 export function registerEvents(app: OpenAPIHono<AppEnv>) {

@@ -1,17 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { formOps } from '../../shared/contracts/forms.js';
+import { pageOf } from '../core/pagination.js';
+import { getFormRow } from '../domain/form-rows.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
-import {
-  createForm,
-  deleteForm,
-  formEmbed,
-  formWithCounts,
-  getFormRow,
-  listForms,
-  updateForm,
-} from '../services/forms.js';
+import { createForm, deleteForm, formEmbed, formWithCounts, listForms, updateForm } from '../services/forms.js';
 import { mountRemove } from './glue.js';
 
 export function registerForms(app: OpenAPIHono<AppEnv>) {

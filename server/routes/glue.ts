@@ -1,6 +1,7 @@
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { IdParam, Operation } from '../../shared/contracts/common.js';
-import { type Actor, type AppEnv, type Deps, noContent } from '../http/context.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { type AppEnv, noContent } from '../http/context.js';
 import { mount } from '../http/mount.js';
 
 /** An operation on the resource the path's {id} names, whose contract answers 204. */

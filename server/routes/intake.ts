@@ -2,14 +2,15 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { z } from '../../shared/contracts/common.js';
 import { intakeOps, type SubmitResult } from '../../shared/contracts/intake.js';
+import { ApiError } from '../core/errors.js';
 import { hostedFormResponse } from '../dashboard/hosted.js';
+import type { FormRow } from '../db/rows.js';
+import { canonicalOrigin, originAllowed } from '../domain/checks.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { currentEntry, intakeEntry } from '../intake/cache.js';
-import { canonicalOrigin, originAllowed } from '../intake/checks.js';
 import { receive } from '../intake/receive.js';
-import type { FormRow, Outcome } from '../intake/submit.js';
+import type { Outcome } from '../intake/submit.js';
 import { fixAnswersPage, originRejectedPage, rateLimitedPage, thanksPage } from '../present/intake-pages.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { keyOps } from '../../shared/contracts/keys.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { createKey, getKey, listKeys, revokeKey } from '../services/keys.js';
 import { mountRemove } from './glue.js';
 

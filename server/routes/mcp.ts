@@ -2,10 +2,11 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { McpContext } from '../../mcp/context.js';
 import { mcpOps } from '../../shared/contracts/mcp.js';
+import type { Actor } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import { authorize, hasScope } from '../http/auth.js';
 import { callerGuardOf } from '../http/caller-origin.js';
-import type { Actor, AppEnv, Ctx } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
+import type { AppEnv, Ctx } from '../http/context.js';
 import { mount } from '../http/mount.js';
 
 const MCP_BODY_LIMIT = 1024 * 1024;

@@ -2,9 +2,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { invitationOps } from '../../shared/contracts/invitations.js';
 import { memberOps } from '../../shared/contracts/members.js';
 import { organizationOps } from '../../shared/contracts/organizations.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import {
   acceptInvitation,
   createInvitation,

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { projectOps } from '../../shared/contracts/projects.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { presentProject } from '../present/projects.js';
 import { createProject, deleteProject, getProjectRow, listProjects, updateProject } from '../services/projects.js';
 import { mountRemove } from './glue.js';

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { routeOps } from '../../shared/contracts/routes.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../services/routes.js';
 import { registerDestinations } from './destinations.js';
 import { mountRemove } from './glue.js';

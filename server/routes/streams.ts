@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamOps } from '../../shared/contracts/streams.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import {
   attachSources,
   createStream,

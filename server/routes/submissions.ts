@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { submissionOps } from '../../shared/contracts/submissions.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { eraseSubmissions } from '../services/erase.js';
 import { openExport } from '../services/export.js';
 import {

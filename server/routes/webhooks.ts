@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { webhookOps } from '../../shared/contracts/webhooks.js';
+import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
-import { pageOf } from '../http/pagination.js';
 import { presentWebhook } from '../present/webhooks.js';
 import { retryWebhookDeliveries } from '../services/replay.js';
 import {

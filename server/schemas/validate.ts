@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { PATTERN_BUDGET_MS, tenantRegExpEngine, withPatternBudget } from './patterns.js';
 
 export interface SchemaIssue {

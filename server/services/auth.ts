@@ -10,15 +10,15 @@ import {
 import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
+import type { Deps, KeyScope } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import type { Db } from '../db/client.js';
 import { apiKeys, emailCodes, sessions } from '../db/schema.js';
-import type { Deps, KeyScope } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { limitKey } from '../http/ip.js';
+import { limitKey } from '../domain/limit-key.js';
+import { userWithPersonalOrg } from '../domain/orgs.js';
+import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from '../domain/secrets.js';
 import { type CodeTry, releaseCodeTry } from './code-tries.js';
 import { routeOf } from './next-steps.js';
-import { userWithPersonalOrg } from './orgs.js';
-import { newApiKeySecret, randomToken, safeEqual, sha256, sixDigitCode } from './secrets.js';
 
 const SESSION_DAYS = 14;
 const codeHash = (id: string, code: string) => sha256(`${id}:${code}`);

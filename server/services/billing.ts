@@ -4,9 +4,9 @@ import type { BillingWebhookBody } from '../../shared/contracts/billing.js';
 import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import type { Config } from '../config.js';
+import type { Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import { billingEvents, organizations } from '../db/schema.js';
-import type { Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 import { routeOf } from './next-steps.js';
 
 /** Standard Webhooks: a message more than this far from our clock is refused (replay window). */

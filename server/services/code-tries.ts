@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import type { Db } from '../db/client.js';
 import { codeTries } from '../db/schema.js';
-import type { Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { limitKey } from '../http/ip.js';
+import { limitKey } from '../domain/limit-key.js';
+
+export { deleteOldCodeTries } from '../worker/code-tries-expiry.js';
 
 /** A try at an email code, taken before the code is compared; releaseCodeTry gives it back to the address. */
 export interface CodeTry {
@@ -93,16 +95,4 @@ export async function takeCodeTry(deps: Deps, email: string | null, clientIp: st
  */
 export async function releaseCodeTry(deps: Deps, attempt: CodeTry): Promise<void> {
   await deps.database.db.update(codeTries).set({ wrong: false }).where(eq(codeTries.id, attempt.id));
-}
-
-/** Housekeeping: deletes the tries older than the window (at least a day), a bounded batch per run. */
-export async function deleteOldCodeTries(deps: Deps, batch = 1000) {
-  const keepS = Math.max(86_400, deps.config.signInWindowS);
-  const cutoff = new Date(deps.now().getTime() - keepS * 1000);
-  const gone = await deps.database.rows(sql`
-    delete from code_tries where id in (
-      select id from code_tries where created_at < ${cutoff.toISOString()} limit ${batch}
-    )
-    returning 1`);
-  return { deleted: gone.length };
 }

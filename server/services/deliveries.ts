@@ -2,16 +2,18 @@ import { and, asc, desc, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { DELIVERY_STATUSES, DeliveryListQuery } from '../../shared/contracts/deliveries.js';
 import { ops } from '../../shared/contracts/index.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { DeliveryRow } from '../db/rows.js';
 import { deliveries } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { type DeliveryOut, presentDelivery } from '../present/deliveries.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
 import { routeOf } from './next-steps.js';
 
-export type DeliveryRow = typeof deliveries.$inferSelect;
+export type { DeliveryRow } from '../db/rows.js';
+
 type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export type DeliveryFilter = Omit<z.output<typeof DeliveryListQuery>, 'cursor' | 'limit'>;

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
+import type { Actor, Deps } from '../core/deps.js';
 import { destinations } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
 import { deliver } from '../worker/policy.js';
 import { storedResult } from '../worker/settle.js';
 import type { OutboundMessage } from '../worker/types.js';

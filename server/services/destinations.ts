@@ -13,18 +13,20 @@ import {
 } from '../../shared/contracts/destinations.js';
 import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { DestinationRow } from '../db/rows.js';
 import { destinations, organizations, routes } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import { limitsOf } from '../domain/orgs.js';
 import { CREDENTIAL_URL_TYPES, presentDestination, redactedUrl, SECRET_KEYS } from '../present/destinations.js';
 import { setDestinationEnabled } from '../worker/disable.js';
 import { blockedKind } from '../worker/ssrf.js';
 import { routeOf } from './next-steps.js';
-import { limitsOf } from './orgs.js';
 
-export type DestinationRow = typeof destinations.$inferSelect;
+export type { DestinationRow } from '../db/rows.js';
+
 type Config = Record<string, unknown>;
 
 /**

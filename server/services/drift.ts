@@ -2,16 +2,16 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { DriftListQuery } from '../../shared/contracts/drift.js';
 import { ops } from '../../shared/contracts/index.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
 import { driftEvents } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import { getFormRow } from '../domain/form-rows.js';
 import { presentDrift } from '../present/drift.js';
-import { getFormRow } from './forms.js';
 import { routeOf } from './next-steps.js';
 
-export type DriftRow = typeof driftEvents.$inferSelect;
+export type { DriftRow } from '../db/rows.js';
 
 /** GET /v1/forms/{id}/drift: open drift by default, newest first. */
 export async function listDrift(

@@ -1,13 +1,13 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { EraseBody, EraseResult } from '../../shared/contracts/submissions.js';
+import type { Actor, Deps } from '../core/deps.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
+import { getFormRow } from '../domain/form-rows.js';
+import { sha256 } from '../domain/secrets.js';
 import { appendEvent } from '../events.js';
 import { deleteChunks } from '../files/postgres.js';
-import type { Actor, Deps } from '../http/context.js';
 import { eraseAddressTraces } from './erase-trace.js';
-import { getFormRow } from './forms.js';
-import { sha256 } from './secrets.js';
 import { addressCondition } from './submission-search.js';
 
 /** Submissions deleted per transaction: one person's data is usually a handful; many go in batches. */

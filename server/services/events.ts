@@ -1,10 +1,10 @@
 import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { EventListQuery } from '../../shared/contracts/events.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import { events } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { presentEvent } from '../present/events.js';
 
 /** type: one or several separated by commas (checked against EVENT_TYPES by the contract); since inclusive, until exclusive. */

@@ -1,16 +1,11 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Actor, Deps } from '../core/deps.js';
+import type { AttachmentRow, SubmissionRow } from '../db/rows.js';
 import { attachments, formSchemas, submissions } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
+import { getFormRow } from '../domain/form-rows.js';
 import { presentAttachment, presentSubmission } from '../present/submissions.js';
 import { driftOfSubmission } from './drift.js';
-import { getFormRow } from './forms.js';
-import {
-  type AttachmentRow,
-  filterConditions,
-  type SubmissionFilter,
-  type SubmissionRow,
-  submissionColumns,
-} from './submissions.js';
+import { filterConditions, type SubmissionFilter, submissionColumns } from './submissions.js';
 
 /** Rows read per query: one batch is in memory at a time (plus the one being written). */
 export const EXPORT_BATCH = 1000;

@@ -3,7 +3,11 @@ import type { z } from '../../shared/contracts/common.js';
 import type { CreateFormBody, FormCreated, FormListQuery, UpdateFormBody } from '../../shared/contracts/forms.js';
 import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { FormRow } from '../db/rows.js';
 import {
   attachments,
   deliveries,
@@ -16,20 +20,22 @@ import {
   streamSources,
   submissions,
 } from '../db/schema.js';
+import { limitsOf, slugify } from '../domain/orgs.js';
 import { deleteChunks } from '../files/postgres.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
 import { type FormOut, presentForm, submitUrl } from '../present/forms.js';
 import { checkSpamSettings } from '../spam/policy.js';
 import { deliverySteps, routeOf } from './next-steps.js';
-import { limitsOf, slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 import { currentSchemaRow } from './schemas.js';
 import { attachFromTemplate, type FormStream, getStreamRow, streamsOfForms } from './streams.js';
 
-export type FormRow = typeof forms.$inferSelect;
+export type { FormRow } from '../db/rows.js';
+
+import { getFormRow } from '../domain/form-rows.js';
+
+export { getFormRow } from '../domain/form-rows.js';
+
 type Counts = FormOut['counts'];
 
 /** Stored non-test submissions per form, and the newest one's time. */
@@ -60,16 +66,6 @@ export async function formWithCounts(deps: Deps, f: FormRow): Promise<FormOut> {
     streamsOfForms(deps.database.db, f.orgId, [f]),
   ]);
   return presentForm(deps, f, counts.get(f.id), streams.get(f.id));
-}
-
-export async function getFormRow(db: Db, orgId: string, id: string): Promise<FormRow> {
-  const [row] = await db
-    .select()
-    .from(forms)
-    .where(and(eq(forms.id, id), eq(forms.orgId, orgId)))
-    .limit(1);
-  if (!row) throw notFound('form', id);
-  return row;
 }
 
 export function formCreated(deps: Deps, f: FormRow, streams: FormStream[] = []): z.output<typeof FormCreated> {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { GrowthMetrics } from '../../shared/contracts/admin.js';
 import type { z } from '../../shared/contracts/common.js';
-import type { Actor, Deps } from '../http/context.js';
+import type { Actor, Deps } from '../core/deps.js';
 import { requireOperator } from './operators.js';
 
 const DAY_MS = 86_400_000;

@@ -9,16 +9,15 @@ import {
   type PublicInvitation,
 } from '../../shared/contracts/invitations.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps, Role } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { InvitationRow } from '../db/rows.js';
 import { invitations, memberships, organizations, users } from '../db/schema.js';
-import type { Actor, Deps, Role } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { invitationMail, maskEmail, presentInvitation } from '../present/invitation.js';
 import { requireManager } from './members.js';
 import { nextStep, routeOf } from './next-steps.js';
-
-type InvitationRow = typeof invitations.$inferSelect;
 
 const selectInvitations = (db: Pick<Db, 'select'>) =>
   db.select({ i: invitations, by: users }).from(invitations).leftJoin(users, eq(users.id, invitations.invitedByUserId));

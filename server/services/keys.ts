@@ -2,15 +2,15 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { ApiKeyCreated, CreateKeyBody } from '../../shared/contracts/keys.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps, KeyScope } from '../core/deps.js';
+import { notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import { apiKeys, users } from '../db/schema.js';
-import type { Actor, Deps, KeyScope } from '../http/context.js';
-import { notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import { newApiKeySecret } from '../domain/secrets.js';
 import { presentKey } from '../present/keys.js';
 import { requireManager } from './members.js';
-import { newApiKeySecret } from './secrets.js';
 
-export type KeyRow = typeof apiKeys.$inferSelect & { creatorEmail: string | null };
+export type { KeyRow } from '../db/rows.js';
 
 const columns = { creatorEmail: users.email };
 

@@ -2,13 +2,13 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import type { Me } from '../../shared/contracts/me.js';
+import type { Actor, Deps } from '../core/deps.js';
 import { attachments, destinations, forms, organizations, projects, routes } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
+import { limitsOf } from '../domain/orgs.js';
+import { monthStart, quotaUsed } from '../domain/quota.js';
 import { presentPlan } from '../present/plan.js';
 import { nextStep } from './next-steps.js';
 import { organizationSummaries } from './organizations.js';
-import { limitsOf } from './orgs.js';
-import { monthStart, quotaUsed } from './quota.js';
 
 export { monthStart };
 

@@ -2,11 +2,11 @@ import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import type { UpdateMemberBody } from '../../shared/contracts/members.js';
+import type { Actor, Deps, Role } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
 import { memberships, organizations, sessions, users } from '../db/schema.js';
-import type { Actor, Deps, Role } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { type MemberOut, presentMember } from '../present/members.js';
 import { routeOf } from './next-steps.js';
 

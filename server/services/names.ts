@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Actor, Deps } from '../core/deps.js';
 import { destinations, forms, streams } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
 
 /** The named rows a page picks from or shows by name. */
 export type NamedKind = 'forms' | 'streams' | 'destinations';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
 import { apiKeys, users } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 
 /**
  * Platform operators are people, not organizations: the caller's user (the session's, or the one

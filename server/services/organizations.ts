@@ -7,15 +7,15 @@ import type {
   UpdateOrganizationBody,
 } from '../../shared/contracts/organizations.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps, Role } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import { apiKeys, memberships, organizations, sessions, users } from '../db/schema.js';
-import type { Actor, Deps, Role } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import { type Org, slugify } from '../domain/orgs.js';
+import { randomToken } from '../domain/secrets.js';
 import { type OrganizationOut, presentOrganization } from '../present/organizations.js';
 import { checkSpamSettings } from '../spam/policy.js';
 import { nextStep, routeOf } from './next-steps.js';
-import { type Org, slugify } from './orgs.js';
-import { randomToken } from './secrets.js';
 
 /** The zone's canonical IANA name ("europe/berlin" → "Europe/Berlin"); the contract already rejected unknown ones. */
 const canonicalZone = (tz: string) => new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;

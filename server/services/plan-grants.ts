@@ -4,17 +4,18 @@ import type { CreatePlanGrantBody, PlanGrantCreated } from '../../shared/contrac
 import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
+import type { GrantRow } from '../db/rows.js';
 import { organizations, planGrants, planRedemptions } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import { sha256 } from '../domain/secrets.js';
 import { presentPlan } from '../present/plan.js';
 import { presentGrant } from '../present/plan-grants.js';
 import { nextStep, routeOf } from './next-steps.js';
 import { requireOperator } from './operators.js';
-import { sha256 } from './secrets.js';
 
-export type GrantRow = typeof planGrants.$inferSelect;
+export type { GrantRow } from '../db/rows.js';
 
 const DAY_MS = 86_400_000;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';

@@ -3,16 +3,17 @@ import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import type { CreateProjectBody, UpdateProjectBody } from '../../shared/contracts/projects.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { ProjectRow } from '../db/rows.js';
 import { forms, projects } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import { slugify } from '../domain/orgs.js';
 import { type ProjectOut, presentProject } from '../present/projects.js';
 import { routeOf } from './next-steps.js';
-import { slugify } from './orgs.js';
 
-export type ProjectRow = typeof projects.$inferSelect;
+export type { ProjectRow } from '../db/rows.js';
 
 export async function findProjectBySlug(db: Db, orgId: string, slug: string) {
   const [row] = await db

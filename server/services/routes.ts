@@ -1,21 +1,26 @@
 import { Cron } from 'croner';
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { CreateRouteBody, RouteListQuery, UpdateRouteBody } from '../../shared/contracts/routes.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
-import { deliveries, destinations, forms, routes } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
+import type { RouteRow } from '../db/rows.js';
+import { destinations, forms, routes } from '../db/schema.js';
 import { presentRoute, type RouteOut } from '../present/routes.js';
 import { lockStream } from './streams.js';
 
-export type RouteRow = typeof routes.$inferSelect;
+export type { RouteRow } from '../db/rows.js';
+
+import { routeCounts } from '../domain/route-counts.js';
+
+export { routeCounts } from '../domain/route-counts.js';
+
 type Mode = { type: 'instant' } | { type: 'digest'; cron: string; timezone: string };
 type Window = { from: string | null; until: string | null };
 type Quality = { exclude_spam: boolean; exclude_quarantined: boolean };
-type Counts = { deliveries: number; sent: number };
 type Issue = { path: string; message: string };
 
 interface RouteRules {
@@ -25,23 +30,6 @@ interface RouteRules {
   enabled?: boolean;
   filter?: string | null;
   transform?: string | null;
-}
-
-/** Deliveries per route and how many were sent, in one grouped query. */
-export async function routeCounts(db: Db, orgId: string, routeIds: string[]): Promise<Map<string, Counts>> {
-  const out = new Map<string, Counts>();
-  if (!routeIds.length) return out;
-  const rows = await db
-    .select({
-      routeId: deliveries.routeId,
-      n: count(),
-      sent: sql<string | number>`count(*) filter (where ${deliveries.status} = 'sent')`,
-    })
-    .from(deliveries)
-    .where(and(eq(deliveries.orgId, orgId), inArray(deliveries.routeId, routeIds)))
-    .groupBy(deliveries.routeId);
-  for (const r of rows) out.set(r.routeId, { deliveries: Number(r.n), sent: Number(r.sent) });
-  return out;
 }
 
 async function withCounts(db: Db, row: RouteRow) {

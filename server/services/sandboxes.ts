@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, asc, count, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, asc, count, eq, gt } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import type {
@@ -11,22 +11,23 @@ import type {
 } from '../../shared/contracts/sandboxes.js';
 import { newId } from '../../shared/ids.js';
 import { shellWord } from '../../shared/shell.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
 import type { Db } from '../db/client.js';
+import type { OrgRow, SandboxRow } from '../db/rows.js';
 import { forms, organizations, sandboxes, submissions, users } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { limitKey } from '../http/ip.js';
-import { canonicalOrigin } from '../intake/checks.js';
+import { canonicalOrigin } from '../domain/checks.js';
+import { limitKey } from '../domain/limit-key.js';
+import { slugify } from '../domain/orgs.js';
 import { buildEmbed, buildVerify } from '../present/embed.js';
 import { submitUrl } from '../present/forms.js';
 import { escapeHtml } from '../present/html.js';
 import { checkFormLimit, formWithCounts } from './forms.js';
 import { deliverySteps, nextStep, pathOf, routeOf } from './next-steps.js';
-import { slugify } from './orgs.js';
 import { ensureProject } from './projects.js';
 
-export type SandboxRow = typeof sandboxes.$inferSelect;
-type OrgRow = typeof organizations.$inferSelect;
+export type { SandboxRow } from '../db/rows.js';
+export { deleteExpiredSandboxes } from '../worker/sandbox-expiry.js';
 
 /** A sandbox lives a day and keeps at most this many test submissions. */
 export const SANDBOX_TTL_MS = 24 * 3600 * 1000;
@@ -410,42 +411,6 @@ export async function admitSandboxSubmission(tx: Db, formId: string, now: Date) 
       },
     );
   }
-}
-
-/**
- * Housekeeping: every sandbox past expires_at is deleted (claimed ones too); an unclaimed one takes
- * its form and submissions with it. Bounded per run.
- */
-export async function deleteExpiredSandboxes(deps: Deps, batch = 200): Promise<number> {
-  const db = deps.database.db;
-  const due = await db
-    .select()
-    .from(sandboxes)
-    .where(lt(sandboxes.expiresAt, deps.now()))
-    .orderBy(asc(sandboxes.expiresAt))
-    .limit(batch);
-  if (!due.length) return 0;
-  const unclaimedForms = due.filter((s) => s.status !== 'claimed').map((s) => s.formId);
-  await db.transaction(async (tx) => {
-    if (unclaimedForms.length) {
-      const orgIds = [...new Set(due.filter((s) => s.status !== 'claimed').map((s) => s.orgId))];
-      const owned = and(inArray(forms.orgId, orgIds), inArray(forms.id, unclaimedForms), eq(forms.sandbox, true));
-      const still = (await tx.select({ id: forms.id }).from(forms).where(owned)).map((f) => f.id);
-      if (still.length) {
-        // The conditions repeat in the deletes: a claim committing meanwhile moves the form and its
-        // submissions out of the sandbox organization, and then nothing of it is deleted.
-        await tx.delete(submissions).where(and(inArray(submissions.formId, still), inArray(submissions.orgId, orgIds)));
-        await tx.delete(forms).where(and(inArray(forms.id, still), eq(forms.sandbox, true)));
-      }
-    }
-    await tx.delete(sandboxes).where(
-      inArray(
-        sandboxes.id,
-        due.map((s) => s.id),
-      ),
-    );
-  });
-  return due.length;
 }
 
 /** The plain page behind claim_url: how to claim with the CLI or the API. Nothing secret is shown. */

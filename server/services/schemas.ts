@@ -3,22 +3,23 @@ import type { ListQuery, z } from '../../shared/contracts/common.js';
 import { ops } from '../../shared/contracts/index.js';
 import type { InferredSchema, InferSchemaBody, PublishSchemaBody } from '../../shared/contracts/schemas.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { pageOf } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { FormRow, FormSchemaRow } from '../db/rows.js';
 import { formSchemas, forms, submissions } from '../db/schema.js';
+import type { Verdict } from '../domain/checks.js';
+import { getFormRow } from '../domain/form-rows.js';
 import { appendEvent } from '../events.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { pageOf } from '../http/pagination.js';
-import type { Verdict } from '../intake/checks.js';
 import { presentSchemaVersion, type SchemaVersionOut } from '../present/schemas.js';
-import { closeOpenDrift, compareToSchema, type DriftFinding } from '../schemas/drift.js';
 import { inferSchema } from '../schemas/infer.js';
 import { compileOrThrow, rememberValidator, type SchemaIssue, validateData } from '../schemas/validate.js';
-import { getFormRow } from './forms.js';
+import { closeOpenDrift, compareToSchema, type DriftFinding } from './drift-findings.js';
 import { routeOf } from './next-steps.js';
 
-export type FormSchemaRow = typeof formSchemas.$inferSelect;
-type FormRow = typeof forms.$inferSelect;
+export type { FormSchemaRow } from '../db/rows.js';
+
 type Ui = Record<string, Record<string, unknown>>;
 
 /** One version of one form; the form id already carries the tenant check of its caller. */

@@ -2,11 +2,12 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { ops } from '../../shared/contracts/index.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
 import type { Db } from '../db/client.js';
+import type { FormRow, StreamSourceRow } from '../db/rows.js';
 import { formSchemas, forms, projects, streamSources, streams } from '../db/schema.js';
 import { appendEvent } from '../events.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
 import { presentSource } from '../present/streams.js';
 import {
   checkMapping,
@@ -18,14 +19,12 @@ import {
   parseSelector,
 } from '../streams/mapping.js';
 import {
-  type FormRow,
   formOf,
   formSchemaOf,
   getStreamRow,
   invalid,
   type SchemaInput,
   type SourceInput,
-  type StreamSourceRow,
   schemaMissing,
   schemaRow,
   sourcesOf,

@@ -2,11 +2,15 @@
 import { and, desc, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { PreviewQuery } from '../../shared/contracts/streams.js';
+import type { Actor, Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
+import type { FormRow, StreamSourceRow } from '../db/rows.js';
 import { forms, streamSources, streams, submissions } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
+import type { FormStream } from '../present/forms.js';
 import { applyMapping, type Mapping, pickSource, selectorsOf } from '../streams/mapping.js';
-import { type FormRow, getStreamRow, type StreamSourceRow, sourceMatchesForm, sourcesOf } from '../streams/rows.js';
+import { getStreamRow, sourceMatchesForm, sourcesOf } from '../streams/rows.js';
+
+export type { FormStream } from '../present/forms.js';
 
 /** GET /v1/streams/{id}/preview: the newest received submissions of the source forms, mapped. */
 export async function previewStream(deps: Deps, actor: Actor, id: string, query: z.output<typeof PreviewQuery>) {
@@ -54,8 +58,6 @@ export async function previewStream(deps: Deps, actor: Actor, id: string, query:
     schema_version: stream.currentSchemaVersion,
   };
 }
-
-export type FormStream = { id: string; slug: string; mapping_status: 'valid' | 'incomplete' };
 
 /** Form.streams for many forms: each stream a form feeds (explicitly or by selector) and its mapping status. */
 export async function streamsOfForms(db: Db, orgId: string, rows: FormRow[]): Promise<Map<string, FormStream[]>> {

@@ -2,12 +2,15 @@ import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { CreateStreamBody, PublishStreamSchemaBody, UpdateStreamBody } from '../../shared/contracts/streams.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { StreamRow } from '../db/rows.js';
 import { deliveries, forms, routes, streamSchemas, streamSources, streams, submissions } from '../db/schema.js';
+import { slugify } from '../domain/orgs.js';
+import { routeCounts } from '../domain/route-counts.js';
 import { appendEvent } from '../events.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { presentRoute } from '../present/routes.js';
 import { presentSource, presentStream, presentStreamSchema } from '../present/streams.js';
 import { compileOrThrow } from '../schemas/validate.js';
@@ -17,20 +20,19 @@ import {
   getStreamRow,
   invalid,
   type SchemaInput,
-  type StreamRow,
   schemaMissing,
   schemaRow,
   sourceMatchesForm,
   sourcesOf,
 } from '../streams/rows.js';
-import { slugify } from './orgs.js';
-import { routeCounts } from './routes.js';
 import { insertSources, lockForms, resolveSources, schemaFromSources } from './stream-sources.js';
 
-export type { SourceInput, StreamRow, StreamSchemaRow, StreamSourceRow } from '../streams/rows.js';
+export type { StreamRow, StreamSchemaRow, StreamSourceRow } from '../db/rows.js';
+export type { FormStream } from '../present/forms.js';
+export type { SourceInput } from '../streams/rows.js';
 export { getStreamRow, lockStream } from '../streams/rows.js';
 export { attachFromTemplate, attachSources, detachSource, listSources } from './stream-sources.js';
-export { type FormStream, previewStream, streamsOfForms } from './stream-views.js';
+export { previewStream, streamsOfForms } from './stream-views.js';
 
 const DAY_MS = 86_400_000;
 

@@ -7,30 +7,30 @@ import type {
   SubmissionListQuery,
   UpdateSubmissionBody,
 } from '../../shared/contracts/submissions.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { AttachmentRow, SubmissionRow } from '../db/rows.js';
 import { attachments, submissions } from '../db/schema.js';
+import { attachmentsOf, mayHaveFiles } from '../domain/attachments.js';
+import { fileLinkKey, linkProblem } from '../domain/file-links.js';
+import { getFormRow } from '../domain/form-rows.js';
 import { appendEvent } from '../events.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { attachmentSummary, presentAttachment, presentSubmission } from '../present/submissions.js';
 import { learnMark } from '../spam/learn.js';
 import { responseBody } from '../storage.js';
-import { attachmentsOf, mayHaveFiles } from './attachments.js';
 import { deliveriesOfSubmission } from './deliveries.js';
 import { driftOfSubmission } from './drift.js';
-import { fileLinkKey, linkProblem } from './file-links.js';
-import { getFormRow } from './forms.js';
 import { routeOf } from './next-steps.js';
 import { searchConditions } from './submission-search.js';
 
-export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
+export type { AttachmentRow, SubmissionRow } from '../db/rows.js';
 
 /** Every column but search_text: the database's own (for `q`), as large as data, never presented. */
 const { searchText: _searchText, ...submissionColumns } = getTableColumns(submissions);
 
 export { submissionColumns };
-export type AttachmentRow = typeof attachments.$inferSelect;
 
 /** The list filters (form_id, status, test, since/until, q, email), as the contract's query parses them. */
 export type SubmissionFilter = Omit<z.output<typeof SubmissionListQuery>, 'cursor' | 'limit'>;

@@ -8,17 +8,17 @@ import type {
   UpdateSystemWebhookBody,
 } from '../../shared/contracts/webhooks.js';
 import { newId } from '../../shared/ids.js';
+import type { Actor, Deps } from '../core/deps.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { type Page, pageResult } from '../core/pagination.js';
 import type { Db } from '../db/client.js';
+import type { SystemWebhookRow } from '../db/rows.js';
 import { systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
-import { ApiError, notFound } from '../http/errors.js';
-import { type Page, pageResult } from '../http/pagination.js';
 import { presentWebhook, presentWebhookDelivery, type SystemWebhookOut } from '../present/webhooks.js';
 import { setHookEnabled } from '../worker/disable.js';
 import { forgetOnMove, privateHostKind } from './destinations.js';
 
-export type SystemWebhookRow = typeof systemWebhooks.$inferSelect;
-export type SystemWebhookDeliveryRow = typeof systemWebhookDeliveries.$inferSelect;
+export type { SystemWebhookDeliveryRow, SystemWebhookRow } from '../db/rows.js';
 
 /** SSRF guard at write time, the same rule as webhook destinations (the worker's outbound guard still applies). */
 function checkUrl(deps: Deps, url: string): void {

@@ -6,7 +6,7 @@
  */
 
 import { isObj } from '../../shared/objects.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 
 export type MappingEntry = { from?: string; const?: unknown; expr?: string; default?: unknown };
 export type Mapping = Record<string, MappingEntry>;

@@ -2,14 +2,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { CreateStreamBody, StreamSourceInput } from '../../shared/contracts/streams.js';
+import { ApiError, notFound } from '../core/errors.js';
 import type { Db } from '../db/client.js';
+import type { FormRow, StreamRow } from '../db/rows.js';
 import { formSchemas, forms, streamSchemas, streamSources, streams } from '../db/schema.js';
-import { ApiError, notFound } from '../http/errors.js';
 
-export type StreamRow = typeof streams.$inferSelect;
-export type StreamSchemaRow = typeof streamSchemas.$inferSelect;
-export type StreamSourceRow = typeof streamSources.$inferSelect;
-export type FormRow = typeof forms.$inferSelect;
+export type { FormRow, StreamRow, StreamSchemaRow, StreamSourceRow } from '../db/rows.js';
+
 export type Ui = Record<string, Record<string, unknown>>;
 export type Counts = { sources: number; routes: number; submissions_30d: number };
 export type SchemaInput = NonNullable<z.output<typeof CreateStreamBody>['schema']>;

@@ -1,24 +1,8 @@
 import type { Database } from '../db/client.js';
+import type { Claimed } from '../db/rows.js';
 import { OUTBOX, OUTBOX_KINDS, type OutboxKind } from './outbox.js';
 
-/** A claimed row: marked `sending` with a lease, its attempt already counted. */
-export interface Claimed {
-  id: string;
-  org_id: string;
-  /** destination id for deliveries, webhook id for system-webhook deliveries */
-  target_id: string;
-  attempts: number;
-  max_attempts: number;
-  payload: Record<string, unknown>;
-  event_type: string;
-  submission_id: string | null;
-  form_id: string | null;
-  route_id: string | null;
-  /** The destination's type (its delivery policy); 'webhook' for system webhooks; null when the destination is gone. */
-  type: string | null;
-  /** When the lease this claim took runs out (another worker may then take the row again). */
-  lease_until: Date;
-}
+export type { Claimed } from '../db/rows.js';
 
 export interface ClaimOptions {
   now: Date;

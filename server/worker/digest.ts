@@ -1,8 +1,8 @@
 import { Cron } from 'croner';
 import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
+import type { Deps } from '../core/deps.js';
 import { deliveries, destinations, forms, routes, submissions } from '../db/schema.js';
-import type { Deps } from '../http/context.js';
 import { dueNowUnlessDisabledFor } from './disable.js';
 import { policyOf } from './policy.js';
 

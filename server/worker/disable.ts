@@ -1,10 +1,10 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
+import type { Claimed } from '../db/rows.js';
 import { destinations, type systemWebhooks } from '../db/schema.js';
 import { appendEvent } from '../events.js';
-import type { Deps } from '../http/context.js';
-import type { Claimed } from './claim.js';
 import { OUTBOX, type OutboxKind } from './outbox.js';
 import type { SendResult } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../core/deps.js';
 
 /** A table is vacuumed once this many of its rows are dead (plus VACUUM_MIN), analyzed likewise. */
 const VACUUM_FACTOR = 0.1;

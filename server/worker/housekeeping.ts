@@ -1,10 +1,10 @@
-import type { Deps } from '../http/context.js';
-import { deleteExpiredKeys } from '../http/idempotency.js';
-import { deleteOldCodeTries } from '../services/code-tries.js';
-import { deleteExpiredSandboxes } from '../services/sandboxes.js';
+import type { Deps } from '../core/deps.js';
+import { deleteOldCodeTries } from './code-tries-expiry.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
+import { deleteExpiredKeys } from './idempotency-expiry.js';
 import { releaseHeld } from './quota-release.js';
 import { applyRetention } from './retention.js';
+import { deleteExpiredSandboxes } from './sandbox-expiry.js';
 
 /**
  * A periodic job of the worker. It must be safe when several processes run it at once (conditional

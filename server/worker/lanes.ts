@@ -1,5 +1,5 @@
-import type { Deps } from '../http/context.js';
-import type { Claimed } from './claim.js';
+import type { Deps } from '../core/deps.js';
+import type { Claimed } from '../db/rows.js';
 import { IntakeLoad } from './intake-load.js';
 import type { Prepared } from './message.js';
 import { OUTBOX, type OutboxKind } from './outbox.js';

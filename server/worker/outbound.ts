@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { Agent } from 'undici';
+import type { HttpResult, Outbound } from '../core/outbound.js';
 import { blockedKind, guardedLookup, RefusedTarget } from './ssrf.js';
-import type { HttpResult, Outbound } from './types.js';
 
 /** Bytes of a response body read at most; the rest is discarded unread. */
 const READ_CAP = 64 * 1024;

@@ -1,10 +1,10 @@
 import { type Obj, objOf } from '../../shared/objects.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { Claimed } from '../db/rows.js';
+import { attachmentsOf, mayHaveFiles } from '../domain/attachments.js';
+import { fileLinker } from '../domain/file-links.js';
 import { attachmentSummary } from '../present/submissions.js';
-import { attachmentsOf, mayHaveFiles } from '../services/attachments.js';
-import { fileLinker } from '../services/file-links.js';
-import type { Claimed } from './claim.js';
 
 /** The submissions a delivery row carries that may have files: its own, or a digest's items. */
 function candidates(row: Claimed): string[] {

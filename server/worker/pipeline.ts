@@ -1,5 +1,6 @@
-import type { Deps, Handoff } from '../http/context.js';
-import { type Claimed, claim } from './claim.js';
+import type { Deps, Handoff } from '../core/deps.js';
+import type { Claimed } from '../db/rows.js';
+import { claim } from './claim.js';
 import { IntakeLoad } from './intake-load.js';
 import { type Lane, Lanes } from './lanes.js';
 import { loadMessages, type Prepared } from './message.js';

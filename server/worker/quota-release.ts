@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, isNotNull, min, sql } from 'drizzle-orm';
+import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
 import { deliveries, organizations } from '../db/schema.js';
-import type { Deps } from '../http/context.js';
-import { limitsOf } from '../services/orgs.js';
-import { quotaUsed } from '../services/quota.js';
+import { limitsOf } from '../domain/orgs.js';
+import { quotaUsed } from '../domain/quota.js';
 import { dueNowUnlessDisabled } from './disable.js';
 
 /** Organizations looked at per run, and submissions released per organization per run: one run stays short. */

@@ -1,4 +1,4 @@
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../core/deps.js';
 import type { OutboxKind } from './outbox.js';
 import { settleAttempt } from './settle.js';
 import { type Attempt, settleSent } from './settle-sent.js';

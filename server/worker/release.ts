@@ -1,4 +1,4 @@
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../core/deps.js';
 import { OUTBOX, OUTBOX_KINDS, type OutboxKind } from './outbox.js';
 
 /** A row this process claimed: which outbox, and the attempt count its claim left on it. */

@@ -1,8 +1,8 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { PLANS } from '../../shared/plans.js';
+import type { Deps } from '../core/deps.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
 import { deleteChunks } from '../files/postgres.js';
-import type { Deps } from '../http/context.js';
 
 /** Submissions (and digest deliveries) deleted per run at most: one run stays short. */
 export const RETENTION_BATCH = 500;

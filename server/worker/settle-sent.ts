@@ -1,8 +1,8 @@
 import { newId } from '../../shared/ids.js';
+import type { Deps } from '../core/deps.js';
+import type { Claimed } from '../db/rows.js';
 import { SYSTEM_WEBHOOK_MAX_ATTEMPTS } from '../events.js';
-import type { Deps } from '../http/context.js';
 import { presentEvent } from '../present/events.js';
-import type { Claimed } from './claim.js';
 import { OUTBOX, OUTBOX_KINDS, type Outbox, type OutboxKind } from './outbox.js';
 import { storedResult } from './settle.js';
 import type { SendResult } from './types.js';

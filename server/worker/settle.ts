@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
+import type { Claimed, DestinationRow } from '../db/rows.js';
 import { destinations } from '../db/schema.js';
 import { appendEvent } from '../events.js';
-import type { Deps } from '../http/context.js';
-import type { Claimed } from './claim.js';
 import { afterFailure, failingSinceOnFailure } from './disable.js';
 import { OUTBOX, type OutboxKind } from './outbox.js';
 import { type DeliveryPolicy, isFinal, policyOf } from './policy.js';
@@ -15,7 +15,6 @@ export const FAILING_AFTER = 5;
 export const ALERT_THROTTLE_MS = 60 * 60 * 1000;
 
 export type Outcome = 'sent' | 'failed' | 'dead';
-type DestinationRow = typeof destinations.$inferSelect;
 
 /** What is stored as last_response: the spec's DeliveryResult. */
 export function storedResult(r: SendResult) {

@@ -1,4 +1,4 @@
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../core/deps.js';
 import { planDigests } from './digest.js';
 import { runHousekeeping } from './housekeeping.js';
 import type { IntakeLoad } from './intake-load.js';

@@ -39,7 +39,7 @@ async function download(t: TestEnv, key: string, submissionId: string) {
   const detail = await t.api('GET', `/v1/submissions/${submissionId}`, key);
   const [att] = detail.json.attachments;
   const api = await t.app.request(new URL(att.download_url).pathname, { headers: { authorization: `Bearer ${key}` } });
-  const { fileLinker } = await import('../../server/services/file-links.js');
+  const { fileLinker } = await import('../../server/domain/file-links.js');
   const link = new URL((await fileLinker(t.deps)).url(att.id));
   const signed = await t.app.request(link.pathname + link.search);
   const [row] = await t.deps.database.rows<{ storage_key: string }>(

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys } from '../../server/db/schema.js';
-import { deleteExpiredKeys, PUBLIC_SCOPE } from '../../server/http/idempotency.js';
+import { PUBLIC_SCOPE } from '../../server/http/idempotency.js';
+import { deleteExpiredKeys } from '../../server/worker/idempotency-expiry.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { signIn } from '../helpers/session.js';
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { forms, sandboxes, submissions } from '../../server/db/schema.js';
-import { deleteExpiredSandboxes } from '../../server/services/sandboxes.js';
+import { deleteExpiredSandboxes } from '../../server/worker/sandbox-expiry.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { tenantApp } from '../helpers/tenant.js';
 

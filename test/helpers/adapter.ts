@@ -1,12 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../server/config.js';
+import type { Outbound } from '../../server/core/outbound.js';
 import { createMailer } from '../../server/mail.js';
 import { createOutbound } from '../../server/worker/outbound.js';
 import type {
   Adapter,
   AdapterDeps,
   DestinationTarget,
-  Outbound,
   OutboundMessage,
   SendOptions,
 } from '../../server/worker/types.js';

@@ -3,7 +3,8 @@ import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
-import { forwardedClient, limitKey, trustList } from '../../server/http/ip.js';
+import { limitKey } from '../../server/domain/limit-key.js';
+import { forwardedClient, trustList } from '../../server/http/ip.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 
 /** A proxy chain through the private network: loopback and private ranges trusted. */

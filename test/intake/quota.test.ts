@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitsOf, type Org } from '../../server/services/orgs.js';
+import { limitsOf, type Org } from '../../server/domain/orgs.js';
 import { claim } from '../../server/worker/claim.js';
 import { planDigests } from '../../server/worker/digest.js';
 import { DEFAULT_PLAN_LIMITS } from '../../shared/plans.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareToSchema } from '../../server/schemas/drift.js';
+import { compareToSchema } from '../../server/services/drift-findings.js';
 import { createForm } from '../helpers/seed.js';
 import { tenantApp } from '../helpers/tenant.js';
 

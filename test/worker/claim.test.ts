@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Claimed, claim, claimStatement } from '../../server/worker/claim.js';
+import type { Claimed } from '../../server/db/rows.js';
+import { claim, claimStatement } from '../../server/worker/claim.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { deliveryRows, submitMany, tenant } from '../helpers/quota.js';
 import { orgIdOf } from '../helpers/seed.js';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
+import type { Outbound } from '../../server/core/outbound.js';
 import { createMailer, type Mailer } from '../../server/mail.js';
 import { asEmail, emailAdapter, replyToOf } from '../../server/worker/adapters/email.js';
-import type { AdapterDeps, DestinationTarget, Outbound, OutboundMessage } from '../../server/worker/types.js';
+import type { AdapterDeps, DestinationTarget, OutboundMessage } from '../../server/worker/types.js';
 import { type SinkMail, startSmtpSink } from '../helpers/smtp.js';
 
 type Sink = Awaited<ReturnType<typeof startSmtpSink>>;

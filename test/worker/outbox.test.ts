@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import type { Claimed } from '../../server/db/rows.js';
 import { systemWebhookDeliveries, systemWebhooks } from '../../server/db/schema.js';
-import type { Claimed } from '../../server/worker/claim.js';
 import { settleAttempt } from '../../server/worker/settle.js';
 import type { SendResult } from '../../server/worker/types.js';
 import { newId } from '../../shared/ids.js';

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Claimed } from '../../server/db/rows.js';
 import { attachments } from '../../server/db/schema.js';
-import { fileLinker, fileLinkKey } from '../../server/services/file-links.js';
-import type { Claimed } from '../../server/worker/claim.js';
+import { fileLinker, fileLinkKey } from '../../server/domain/file-links.js';
 import { payloadsWithFiles } from '../../server/worker/payload-files.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver } from '../helpers/receiver.js';

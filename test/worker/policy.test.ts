@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
+import type { Claimed } from '../../server/db/rows.js';
 import { backoffMs, MAX_BACKOFF_MS } from '../../server/worker/backoff.js';
-import type { Claimed } from '../../server/worker/claim.js';
 import { type DeliveryPolicy, isFinal, POLICIES, policyOf } from '../../server/worker/policy.js';
 import { outcomeOf } from '../../server/worker/settle.js';
 import type { SendResult } from '../../server/worker/types.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { HttpResult, Outbound } from '../../server/core/outbound.js';
 import { TELEGRAM_MAX_TEXT, telegramAdapter } from '../../server/worker/adapters/telegram.js';
-import type { DestinationTarget, HttpResult, Outbound, OutboundMessage } from '../../server/worker/types.js';
+import type { DestinationTarget, OutboundMessage } from '../../server/worker/types.js';
 import { adapterHarness } from '../helpers/adapter.js';
 
 /**

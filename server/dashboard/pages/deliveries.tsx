@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { deliveryOps } from '../../../shared/contracts/deliveries.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../core/pagination.js';
 import { listDeliveries, retryDelivery } from '../../services/deliveries.js';
 import { retryDeliveries } from '../../services/replay.js';
 import { formIdOf } from '../components.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import { DESTINATION_TYPES, type DestinationType } from '../../../shared/contracts/destinations.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { newWebhookSecret } from '../../services/webhook-secret.js';
 import type { DashEnv } from '../env.js';
 import { CsrfField } from '../render.js';

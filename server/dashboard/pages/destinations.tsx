@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { DESTINATION_TYPES, destinationOps } from '../../../shared/contracts/destinations.js';
 import { routeOps } from '../../../shared/contracts/routes.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../core/pagination.js';
 import { presentDestination } from '../../present/destinations.js';
 import { testDestination } from '../../services/destination-test.js';
 import {

@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import { eventOps } from '../../../shared/contracts/events.js';
 import { webhookOps } from '../../../shared/contracts/webhooks.js';
-import { ApiError } from '../../http/errors.js';
-import { pageOf } from '../../http/pagination.js';
+import { ApiError } from '../../core/errors.js';
+import { pageOf } from '../../core/pagination.js';
 import { presentWebhook } from '../../present/webhooks.js';
 import { listEvents } from '../../services/events.js';
 import { retryWebhookDeliveries } from '../../services/replay.js';

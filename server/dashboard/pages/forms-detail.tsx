@@ -1,8 +1,10 @@
 import type { Context, Hono } from 'hono';
 import { formOps } from '../../../shared/contracts/forms.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
+import { getFormRow } from '../../domain/form-rows.js';
 import { buildVerify } from '../../present/embed.js';
-import { embedFor, type FormRow, formWithCounts, getFormRow, updateForm } from '../../services/forms.js';
+import type { FormRow } from '../../services/forms.js';
+import { embedFor, formWithCounts, updateForm } from '../../services/forms.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
 import { Badge, Copyable, done, page, Time } from '../render.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { DashEnv } from '../env.js';
 import { issuesOf } from '../input.js';
 import type { PageOptions } from '../render.js';

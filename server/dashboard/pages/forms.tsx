@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { FORM_STATUSES, formOps, SCHEMA_MODES } from '../../../shared/contracts/forms.js';
 import { projectOps } from '../../../shared/contracts/projects.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../core/pagination.js';
 import { createForm, listForms } from '../../services/forms.js';
 import { listProjects } from '../../services/projects.js';
 import { FilterBar, named, Table } from '../components.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Scope } from '../../../shared/contracts/common.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { DashEnv } from '../env.js';
 import { allow } from '../input.js';
 

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { routeOps } from '../../../shared/contracts/routes.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../core/pagination.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from '../../services/routes.js';
 import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import { ERROR_CODES } from '../../../shared/errors.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { type NamedKind, namedChoices, namesOf as names } from '../../services/names.js';
 import { FieldMessage, named } from '../components.js';
 import type { DashEnv } from '../env.js';

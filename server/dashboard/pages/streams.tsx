@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { streamOps } from '../../../shared/contracts/streams.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../core/pagination.js';
 import { getStream, listStreams, previewStream } from '../../services/streams.js';
 import type { DashEnv } from '../env.js';
 import { allow, queryFor } from '../input.js';

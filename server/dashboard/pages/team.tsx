@@ -4,9 +4,9 @@ import { invitationOps } from '../../../shared/contracts/invitations.js';
 import { meOps } from '../../../shared/contracts/me.js';
 import { memberOps } from '../../../shared/contracts/members.js';
 import { organizationOps, ROLES } from '../../../shared/contracts/organizations.js';
-import type { Actor } from '../../http/context.js';
-import { ApiError } from '../../http/errors.js';
-import { pageOf } from '../../http/pagination.js';
+import type { Actor } from '../../core/deps.js';
+import { ApiError } from '../../core/errors.js';
+import { pageOf } from '../../core/pagination.js';
 import {
   acceptInvitation,
   createInvitation,

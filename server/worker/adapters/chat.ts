@@ -1,5 +1,6 @@
+import type { HttpResult } from '../../core/outbound.js';
 import { digestItems, fieldEntries, formatValue } from '../template.js';
-import type { Adapter, HttpResult, OutboundMessage, SendResult } from '../types.js';
+import type { Adapter, OutboundMessage, SendResult } from '../types.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,3 +1,4 @@
+import type { HttpResult } from '../../core/outbound.js';
 import {
   digestItems,
   escapeHtml,
@@ -7,7 +8,7 @@ import {
   renderTemplate,
   templateScope,
 } from '../template.js';
-import type { Adapter, HttpResult, OutboundMessage, SendResult } from '../types.js';
+import type { Adapter, OutboundMessage, SendResult } from '../types.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
+import type { HttpResult, Outbound } from '../../core/outbound.js';
 import { serviceSignature, standardWebhookHeaders } from '../sign.js';
-import type { Adapter, HttpResult, Outbound, SendResult } from '../types.js';
+import type { Adapter, SendResult } from '../types.js';
 
 /** Headers a destination's own `config.headers` may not replace. */
 const RESERVED = /^(content-type|content-length|host|user-agent|service-.*|webhook-.*)$/i;

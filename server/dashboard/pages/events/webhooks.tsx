@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import { EVENT_TYPES } from '../../../../shared/contracts/events.js';
-import type { ApiError } from '../../../http/errors.js';
+import type { ApiError } from '../../../core/errors.js';
 import { VERIFY_WEBHOOK } from '../../../services/webhook-secret.js';
 import type { createWebhook, listWebhooks } from '../../../services/webhooks.js';
 import { FieldMessage, Table } from '../../components.js';

@@ -1,8 +1,7 @@
 import { and, asc, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import type { AttachmentRow } from '../db/rows.js';
 import { attachments } from '../db/schema.js';
-
-type AttachmentRow = typeof attachments.$inferSelect;
 
 /**
  * Whether a submission can have files: they arrive only in multipart bodies, whose content type

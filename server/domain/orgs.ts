@@ -3,10 +3,11 @@ import { newId } from '../../shared/ids.js';
 import type { Plan, PlanLimits } from '../../shared/plans.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import type { OrgRow } from '../db/rows.js';
 import { memberships, organizations, users } from '../db/schema.js';
 import { randomToken } from './secrets.js';
 
-export type Org = typeof organizations.$inferSelect;
+export type Org = OrgRow;
 
 export function slugify(value: string, max = 48): string {
   const s = value

@@ -1,4 +1,4 @@
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../core/deps.js';
 
 export type Verdict =
   | { status: 'received'; reason: null }

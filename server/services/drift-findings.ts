@@ -5,7 +5,7 @@ import { isObj } from '../../shared/objects.js';
 import type { Db } from '../db/client.js';
 import { driftEvents, forms } from '../db/schema.js';
 import { appendEvent } from '../events.js';
-import { PATTERN_BUDGET_MS, type PatternTest, tenantPattern, withPatternBudget } from './patterns.js';
+import { PATTERN_BUDGET_MS, type PatternTest, tenantPattern, withPatternBudget } from '../schemas/patterns.js';
 
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 
