@@ -2,20 +2,27 @@ import { and, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
-import { attachments, deliveries, type forms, organizations, submissions } from '../db/schema.js';
+import type { FormRow, OrgRow, SubmissionRow } from '../db/rows.js';
+import { attachments, deliveries, organizations, submissions } from '../db/schema.js';
+import {
+  type Control,
+  canonicalOrigin,
+  originAllowed,
+  splitControl,
+  type Verdict,
+  verifyTurnstile,
+} from '../domain/checks.js';
+import { limitKey } from '../domain/limit-key.js';
+import { limitsOf } from '../domain/orgs.js';
+import { quotaUsed } from '../domain/quota.js';
 import { appendEvent } from '../events.js';
-import type { Deps } from '../http/context.js';
-import { limitKey } from '../http/ip.js';
-import { recordDrift } from '../schemas/drift.js';
-import { limitsOf } from '../services/orgs.js';
-import { quotaUsed } from '../services/quota.js';
+import { recordDrift } from '../services/drift-findings.js';
 import { admitSandboxSubmission } from '../services/sandboxes.js';
 import { checkAgainstSchema, type IntakeSchemaResult } from '../services/schemas.js';
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
 import { type SpamResult, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
-import { type Control, canonicalOrigin, originAllowed, splitControl, type Verdict, verifyTurnstile } from './checks.js';
 import { coerceFormData } from './coerce.js';
 import { type Parsed, parseSubmission } from './parse.js';
 import { type FormRoutes, planFromRoutes, readFormRoutes } from './plan.js';

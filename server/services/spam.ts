@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
+import type { Actor, Deps } from '../core/deps.js';
 import { organizations } from '../db/schema.js';
-import type { Actor, Deps } from '../http/context.js';
 import { strongestTokens } from '../spam/bayes.js';
 import { forgetModel, readModel } from '../spam/learn.js';
 import type { SpamListInput } from '../spam/lists.js';

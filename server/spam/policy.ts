@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { compileList, listProblems, type SpamListInput } from './lists.js';
 import type { SpamPolicy } from './verdict.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalOrigin, originAllowed } from '../../server/intake/checks.js';
+import { canonicalOrigin, originAllowed } from '../../server/domain/checks.js';
 import { parseSubmission } from '../../server/intake/parse.js';
 
 // JSON and urlencoded bodies never reach the file rules.
