@@ -41,8 +41,53 @@ const LETTER_RE = /\p{L}/gu;
 const UPPER_RE = /\p{Lu}/gu;
 
 const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
+/** Words counted cheaply (runs of letters or digits): the link-density and repetition checks need no more. */
+const WORDISH_RE = /[\p{L}\p{N}]+/gu;
 
-/** The content signals of a submission's texts (its string values). */
+/**
+ * Letters and capitals of a text in one pass over its characters; ASCII needs no regular
+ * expression (the common case), anything else is counted with the Unicode classes.
+ */
+function letterCounts(text: string): { letters: number; upper: number; nonSpace: number } {
+  let letters = 0;
+  let upper = 0;
+  let nonSpace = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c > 127) {
+      const compact = text.replace(/\s+/g, '');
+      return { letters: count(compact, LETTER_RE), upper: count(compact, UPPER_RE), nonSpace: compact.length };
+    }
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    nonSpace += 1;
+    if (c >= 65 && c <= 90) {
+      letters += 1;
+      upper += 1;
+    } else if (c >= 97 && c <= 122) letters += 1;
+  }
+  return { letters, upper, nonSpace };
+}
+
+/** Whether one word makes up 40 % or more of a long text's words (of 3 letters or more). */
+function repeatsAWord(text: string): boolean {
+  const ws = wordsOf(text);
+  if (ws.length < 10) return false;
+  const freq = new Map<string, number>();
+  let top = 0;
+  for (const w of ws) {
+    if (w.length < 3) continue;
+    const n = (freq.get(w) ?? 0) + 1;
+    freq.set(w, n);
+    if (n > top) top = n;
+  }
+  return top * 10 >= ws.length * 4;
+}
+
+/**
+ * The content signals of a submission's texts (its string values). Each check first looks for the
+ * one character its pattern needs (`http`, `<` or `[`, a long value), so an ordinary message costs
+ * a pass over its characters and little more.
+ */
 export function contentSignals(texts: readonly string[]): Signal[] {
   const signals: Signal[] = [];
   let links = 0;
@@ -54,38 +99,29 @@ export function contentSignals(texts: readonly string[]): Signal[] {
   let caps = false;
   const seenLong = new Map<string, number>();
   for (const text of texts) {
-    const hosts = linkHosts(text);
-    links += hosts.length;
-    shortener ??= hosts.find((h) => SHORTENERS.has(h.replace(/^www\./, ''))) ?? null;
-    const ws = wordsOf(text);
-    words += ws.length;
-    if (!markup && text.length > 3 && MARKUP_RE.test(text)) markup = true;
-    if (!repeated && ws.length >= 10) {
-      const freq = new Map<string, number>();
-      let top = 0;
-      for (const w of ws) {
-        if (w.length < 3) continue;
-        const n = (freq.get(w) ?? 0) + 1;
-        freq.set(w, n);
-        if (n > top) top = n;
-      }
-      if (top * 10 >= ws.length * 4) repeated = true;
+    if (text.length > 6 && text.includes('http')) {
+      const hosts = linkHosts(text);
+      links += hosts.length;
+      shortener ??= hosts.find((h) => SHORTENERS.has(h.replace(/^www\./, ''))) ?? null;
+    }
+    if (!markup && text.length > 3 && (text.includes('<') || text.includes('[')) && MARKUP_RE.test(text)) {
+      markup = true;
     }
     if (text.length >= 40) {
+      if (!repeated && repeatsAWord(text)) repeated = true;
       const key = text.trim().toLowerCase();
       const n = (seenLong.get(key) ?? 0) + 1;
       seenLong.set(key, n);
       if (n >= 3) repeated = true;
     }
-    const compact = text.replace(/\s+/g, '');
-    if (!symbols && compact.length >= 20 && !/^https?:\/\//i.test(compact) && !compact.includes('@')) {
-      if (count(compact, LETTER_RE) * 10 < compact.length * 4) symbols = true;
+    if (text.length < 20 || (symbols && caps)) continue;
+    const { letters, upper, nonSpace } = letterCounts(text);
+    if (!symbols && nonSpace >= 20 && !/^\s*https?:\/\//i.test(text) && !text.includes('@')) {
+      if (letters * 10 < nonSpace * 4) symbols = true;
     }
-    if (!caps) {
-      const letters = count(text, LETTER_RE);
-      if (letters >= 20 && count(text, UPPER_RE) * 10 >= letters * 9) caps = true;
-    }
+    if (!caps && letters >= 20 && upper * 10 >= letters * 9) caps = true;
   }
+  if (links > 0) for (const text of texts) words += count(text, WORDISH_RE);
   if (links >= 3) signals.push({ code: 'many_links', text: `${links} links`, weight: 0.5 });
   else if (links >= 1 && links * 8 > words) {
     signals.push({ code: 'link_density', text: `${links} link(s) in ${words} words`, weight: 0.3 });

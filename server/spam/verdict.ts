@@ -71,7 +71,9 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
     return { score: 1, reasons: ['honeypot_filled'], signals, verdict: 'spam' };
   }
   const texts = textsOf(input.data);
-  const words = texts.flatMap(wordsOf);
+  // Words only when a keyword list needs them (the lists without keywords look at addresses and the IP).
+  const needWords = policy.allow.keywords.size > 0 || policy.block.keywords.size > 0;
+  const words = needWords ? texts.flatMap(wordsOf) : [];
   const emails = emailsOf(input.data);
   const facts = { emails, ip: input.ip, words };
   const allowed = listHit(policy.allow, facts);
