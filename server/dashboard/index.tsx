@@ -13,6 +13,8 @@ import { CSS as FORMS_CSS } from './pages/forms.assets.js';
 import { registerFormPages } from './pages/forms.js';
 import { registerInboxPages } from './pages/inbox.js';
 import { CSS as JOURNEY_CSS } from './pages/journey.assets.js';
+import { CSS as SPAM_CSS } from './pages/spam.assets.js';
+import { registerSpamPages } from './pages/spam.js';
 import { registerStreamPages } from './pages/streams.js';
 import { registerSubmissionPages } from './pages/submission.js';
 import { CSS as TEAM_CSS } from './pages/team.assets.js';
@@ -30,7 +32,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   const dash = new Hono<DashEnv>();
   dash.use('*', securityHeaders);
   // The pages' own additions follow the base stylesheet; one file, one request.
-  const css = [APP_CSS, FORMS_CSS, DESTINATIONS_CSS, TEAM_CSS, JOURNEY_CSS].join('\n');
+  const css = [APP_CSS, FORMS_CSS, DESTINATIONS_CSS, TEAM_CSS, JOURNEY_CSS, SPAM_CSS].join('\n');
   const js = [APP_JS].join('\n');
   dash.get('/assets/app.css', (c) =>
     c.body(css, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300' }),
@@ -64,6 +66,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   registerDeliveryPages(dash);
   registerStreamPages(dash);
   registerEventPages(dash);
+  registerSpamPages(dash);
   registerTeamPages(dash);
 
   dash.all('*', (c) =>

@@ -11,6 +11,7 @@ export const NAV = [
   { href: '/app/deliveries', label: 'Deliveries', key: 'deliveries' },
   { href: '/app/streams', label: 'Streams', key: 'streams' },
   { href: '/app/events', label: 'Events', key: 'events' },
+  { href: '/app/spam', label: 'Spam', key: 'spam' },
   { href: '/app/team', label: 'Team & keys', key: 'team' },
 ] as const;
 export type Section = (typeof NAV)[number]['key'];

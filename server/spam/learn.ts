@@ -63,7 +63,8 @@ export async function learnMark(tx: Db, orgId: string, submissionId: string, dat
   await tx
     .insert(spamMarks)
     .values({ submissionId, orgId, mark })
-    .onConflictDoUpdate({ target: spamMarks.submissionId, set: { mark } });
+    // A changed mark is a new one: its time moves too (GET /v1/spam lists the latest marks).
+    .onConflictDoUpdate({ target: spamMarks.submissionId, set: { mark, createdAt: sql`now()` } });
   // A mark moves the version by one or two: prune whenever it crosses a multiple of PRUNE_EVERY.
   const after = await modelVersion(tx, orgId);
   if (Math.floor(after / PRUNE_EVERY) > Math.floor(before / PRUNE_EVERY)) await prune(tx, orgId);

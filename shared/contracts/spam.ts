@@ -1,4 +1,4 @@
-import { errors, json, op, z } from './common.js';
+import { errors, json, op, Timestamp, z } from './common.js';
 import { SpamList } from './forms.js';
 
 const TokenWeight = z
@@ -9,6 +9,16 @@ const TokenWeight = z
     probability: z.number().meta({ description: 'how likely a message holding it is spam (0..1)' }),
   })
   .meta({ id: 'SpamTokenWeight' });
+
+const RecentMark = z
+  .object({
+    submission_id: z.string(),
+    form_id: z.string().nullable().meta({ description: 'null when the submission is gone (retention, erasure)' }),
+    mark: z.enum(['spam', 'ham']).meta({ description: 'what it taught: spam, or ham (not spam)' }),
+    status: z.string().nullable().meta({ description: 'the submission’s status now; null when it is gone' }),
+    marked_at: Timestamp,
+  })
+  .meta({ id: 'SpamRecentMark' });
 
 export const SpamFilter = z
   .object({
@@ -21,6 +31,9 @@ export const SpamFilter = z
     lists: z
       .object({ block: SpamList, allow: SpamList })
       .meta({ description: 'the organization’s lists (settings.spam), merged into every form’s' }),
+    recent_marks: z.array(RecentMark).meta({
+      description: 'extension: the 20 latest marks the filter learned (PATCH /v1/submissions/{id}), newest first',
+    }),
   })
   .meta({ id: 'SpamFilter' });
 
@@ -44,7 +57,9 @@ export const spamOps = {
     path: '/v1/spam/model',
     operationId: 'spam_forget',
     tags,
-    summary: 'Forget what the spam filter learned from marks (the lists stay); it scores neutral until new marks',
+    summary:
+      'Forget what the spam filter learned from marks (the lists stay); it scores neutral until new marks. ' +
+      'A session needs the owner or admin role, as for changing the organization',
     responses: { 200: json(SpamModelForgotten), ...errors('unauthorized', 'forbidden') },
   }),
 };

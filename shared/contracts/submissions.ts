@@ -12,6 +12,33 @@ export const QUARANTINE_REASONS = [
   'spam_suspected',
 ] as const;
 
+/**
+ * The spam reason codes formsvc records today (docs/spam.md explains each); the dashboard's inbox
+ * filter offers them. The `spam_reason` filter takes any code of this shape, so a code added later
+ * filters without a contract change.
+ */
+export const SPAM_REASONS = [
+  'honeypot_filled',
+  'block_list',
+  'allow_list',
+  'learned_spam',
+  'learned_ham',
+  'too_fast',
+  'stale_page',
+  'many_links',
+  'link_density',
+  'url_shortener',
+  'markup',
+  'repeated_text',
+  'mostly_symbols',
+  'all_caps',
+  'disposable_email',
+  'email_no_dot',
+  'velocity_content',
+  'velocity_address',
+  'no_user_agent',
+] as const;
+
 export const SpamSignal = z
   .object({
     code: z.string().meta({ description: 'the reason code, as in `reasons`' }),
@@ -116,6 +143,14 @@ const filters = {
       description:
         'search: every word (letters and digits) must occur, case-insensitively, in a data value ' +
         '(strings at any depth, numbers as written) or the id',
+    }),
+  spam_reason: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a spam reason code such as block_list or too_fast')
+    .optional()
+    .meta({
+      description:
+        'extension: only submissions whose spam.reasons hold this code (e.g. block_list, too_fast, learned_spam)',
     }),
 };
 

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { formOps } from '../../../shared/contracts/forms.js';
 import { organizationOps } from '../../../shared/contracts/organizations.js';
-import { SUBMISSION_STATUSES, submissionOps } from '../../../shared/contracts/submissions.js';
+import { SPAM_REASONS, SUBMISSION_STATUSES, submissionOps } from '../../../shared/contracts/submissions.js';
 import { ApiError } from '../../core/errors.js';
 import { pageOf } from '../../core/pagination.js';
 import { canonicalOrigin } from '../../domain/checks.js';
@@ -12,7 +12,7 @@ import { submitUrl } from '../../present/forms.js';
 import { formEmbed, formNames } from '../../services/forms.js';
 import { listOrganizations } from '../../services/organizations.js';
 import { listSubmissions } from '../../services/submissions.js';
-import { FilterBar, Table } from '../components.js';
+import { FilterBar, named, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, issuesOf, queryFor } from '../input.js';
 import { Badge, Copyable, done, Empty, ErrorBox, PostForm, page, Time } from '../render.js';
@@ -21,7 +21,7 @@ import { Choice, StatusFilter } from './routing-ui.js';
 type Item = Awaited<ReturnType<typeof listSubmissions>>['data'][number];
 type Names = Map<string, string>;
 
-const FILTER_KEYS = ['form_id', 'status', 'test', 'q'] as const;
+const FILTER_KEYS = ['form_id', 'status', 'test', 'q', 'spam_reason'] as const;
 
 /** The test filter's choices besides "Test and real" (the API's `test` query takes the strings). */
 const TEST_CHOICES = [
@@ -183,6 +183,10 @@ const FirstSteps: FC<{ c: Context<DashEnv>; first: Awaited<ReturnType<typeof fir
   );
 };
 
+/** The known reason codes, plus one from the link of a submission's signal that the list does not know yet. */
+const spamReasonChoices = (current?: string) =>
+  named(current && !(SPAM_REASONS as readonly string[]).includes(current) ? [...SPAM_REASONS, current] : SPAM_REASONS);
+
 const FiltersForm: FC<{ f: Filters; forms: Array<{ id: string; name: string }> }> = ({ f, forms }) => (
   <FilterBar
     action="/app"
@@ -196,6 +200,14 @@ const FiltersForm: FC<{ f: Filters; forms: Array<{ id: string; name: string }> }
     <Choice id="f-form" name="form_id" label="Form" options={forms} value={f.form_id} any="All forms" />
     <StatusFilter id="f-status" statuses={SUBMISSION_STATUSES} value={f.status} />
     <Choice id="f-test" name="test" label="Test" options={TEST_CHOICES} value={f.test} any="Test and real" />
+    <Choice
+      id="f-spam-reason"
+      name="spam_reason"
+      label="Spam signal"
+      options={spamReasonChoices(f.spam_reason)}
+      value={f.spam_reason}
+      any="Any or none"
+    />
   </FilterBar>
 );
 

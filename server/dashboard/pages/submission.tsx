@@ -16,6 +16,7 @@ import {
   DriftCard,
   FieldsCard,
   IssuesCard,
+  SpamCard,
 } from './submission/cards.js';
 
 /** Mark spam, not spam, release from quarantine: the reclassifications PATCH /v1/submissions/{id} allows. */
@@ -42,6 +43,15 @@ const Actions: FC<{ c: Context<DashEnv>; s: Detail }> = ({ c, s }) => {
           </button>
         </PostForm>
       )}
+      {s.status === 'received' ? (
+        // Already received, it changes no status: it teaches the filter that this one is fine.
+        <PostForm c={c} action={action}>
+          <input type="hidden" name="status" value="received" />
+          <button type="submit" class="secondary" title="Teach the spam filter that this submission is fine">
+            Not spam
+          </button>
+        </PostForm>
+      ) : null}
     </div>
   );
 };
@@ -82,6 +92,8 @@ function SubmissionPage({
       <Actions c={c} s={s} />
 
       <FieldsCard s={s} />
+
+      <SpamCard s={s} />
 
       <IssuesCard s={s} />
 
@@ -124,7 +136,7 @@ export function registerSubmissionPages(dash: Hono<DashEnv>): void {
     const body = bodyFor(submissionOps.update, { status: form.status });
     const id = c.req.param('id');
     const s = await updateSubmission(c.var.deps, c.var.actor, id, body);
-    const notice = s.status === 'spam' ? 'Marked as spam.' : 'Marked as received.';
+    const notice = s.status === 'spam' ? 'Marked as spam.' : 'Marked as received (not spam).';
     return done(c, `/app/submissions/${encodeURIComponent(id)}`, notice);
   });
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import type { submissionDetail } from '../../../services/submissions.js';
-import { DeliveryTable } from '../../components.js';
+import { DeliveryTable, Table } from '../../components.js';
 import type { DashEnv } from '../../env.js';
 import { Badge } from '../../render.js';
 
@@ -51,6 +51,41 @@ export const FieldsCard: FC<{ s: Detail }> = ({ s }) => {
       ) : (
         <p class="muted">This submission holds no fields.</p>
       )}
+    </section>
+  );
+};
+
+/**
+ * Why the spam check scored it: each signal's code (linking to the inbox filtered by it), its text
+ * and what it added, then the score. Older submissions have reasons without signals: the codes alone.
+ * Nothing fired: no card.
+ */
+export const SpamCard: FC<{ s: Detail }> = ({ s }) => {
+  const signals = s.spam.signals ?? s.spam.reasons.map((code) => ({ code, text: '', weight: null }));
+  if (!signals.length) return null;
+  return (
+    <section class="card" aria-labelledby="spam-signals-h">
+      <h2 id="spam-signals-h">Spam signals</h2>
+      <p>
+        {'Score '}
+        <span class="spam-score">{s.spam.score.toFixed(2)}</span>
+        <span class="muted">
+          {' of 1: each signal adds its weight as independent odds; the form’s threshold (0.8 by default) decides.'}
+        </span>
+      </p>
+      <Table cols={['Signal', 'Why', 'Weight']}>
+        {signals.map((g) => (
+          <tr>
+            <td>
+              <a href={`/app?spam_reason=${encodeURIComponent(g.code)}`} title="Submissions with this signal">
+                <code>{g.code}</code>
+              </a>
+            </td>
+            <td>{g.text || <span class="muted">not recorded</span>}</td>
+            <td>{typeof g.weight === 'number' ? g.weight.toFixed(2) : '—'}</td>
+          </tr>
+        ))}
+      </Table>
     </section>
   );
 };
