@@ -49,7 +49,7 @@ export const spamOps = {
     tags,
     summary:
       'The organization’s spam filter: marks learned per verdict, its block/allow lists, and the tokens that ' +
-      'weigh most each way. It learns from PATCH /v1/submissions/{id} (status "spam" or "received")',
+      'weigh most each way, and its latest marks. It learns from PATCH /v1/submissions/{id} (status "spam" or "received")',
     responses: { 200: json(SpamFilter), ...errors('unauthorized', 'forbidden') },
   }),
   forget: op('manage', {
