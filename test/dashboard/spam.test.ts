@@ -204,6 +204,8 @@ describe('the inbox’s spam signal filter', () => {
     expect(r.status).toBe(200);
     expect(r.html).toContain('<option value="block_list" selected="">block_list</option>');
     expect(r.html).toContain('Join the Zorblax Casino today');
+    // A spam row says why, under its status.
+    expect(r.html).toContain('<div class="muted mono">block_list</div>');
     expect(r.html).not.toContain('Please book a table for Friday');
     expect(r.html).toContain('data-poll="/app/inbox/rows?spam_reason=block_list"');
     const rows = await owner.get('/app/inbox/rows?spam_reason=email_no_dot');

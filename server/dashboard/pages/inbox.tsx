@@ -80,6 +80,9 @@ const Rows: FC<{ items: Item[]; names: Names; filtered: boolean }> = ({ items, n
           <td>
             <Badge value={s.status} />
             {s.quarantine_reason ? <span class="muted">{` ${s.quarantine_reason.replace(/_/g, ' ')}`}</span> : null}
+            {s.status !== 'received' && s.spam.reasons.length ? (
+              <div class="muted mono">{s.spam.reasons.slice(0, 3).join(', ')}</div>
+            ) : null}
             {s.test ? (
               <>
                 {' '}
