@@ -168,6 +168,67 @@ describe('the proof-of-work challenge', () => {
     expect((await stored(r.json.submission_id)).data).toEqual({ email: 'p@example.com' });
   });
 
+  it('the embed snippets carry the widget, and the fetch snippet gets, solves and sends a challenge in code', async () => {
+    const formId = await powForm();
+    const e = await t.api('GET', `/v1/forms/${formId}/embed`, key);
+    expect(e.status).toBe(200);
+    expect(e.json.html).toMatch(
+      /^<script type="module" src="http:\/\/127\.0\.0\.1:8787\/assets\/pow\/altcha\.js\?v=[0-9a-f]{12}"><\/script>/,
+    );
+    expect(e.json.html).toContain(
+      `<altcha-widget challenge="http://127.0.0.1:8787/s/${formId}/challenge" name="altcha" auto="onsubmit"></altcha-widget>`,
+    );
+    expect(e.json.astro).toContain('<altcha-widget');
+    expect(e.json.react).toContain(
+      `<altcha-widget challenge="http://127.0.0.1:8787/s/${formId}/challenge" name="altcha" />`,
+    );
+    expect(e.json.nextjs_action).toContain("'X-Altcha': altcha");
+    // The fetch snippet as written, its imports given as arguments and its requests sent to the app.
+    const code = (e.json.fetch as string)
+      .split('\n')
+      .filter((l) => !l.startsWith('import '))
+      .join('\n');
+    const answers: { status: string }[] = [];
+    const appFetch = async (url: string, init?: RequestInit) => {
+      const res = await t.app.request(url.replace('http://127.0.0.1:8787', ''), {
+        ...init,
+        headers: { ...(init?.headers as Record<string, string>), 'x-forwarded-for': '203.0.113.10' },
+      });
+      const clone = res.clone();
+      if (init?.method === 'POST') answers.push(await clone.json());
+      return res;
+    };
+    const { deriveKey: webDeriveKey } = await import('altcha-lib/algorithms/web/pbkdf2');
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+    await new AsyncFunction('fetch', 'solveChallenge', 'deriveKey', code)(appFetch, solveChallenge, webDeriveKey);
+    expect(answers).toEqual([expect.objectContaining({ ok: true, status: 'received' })]);
+    // Without the setting, no widget.
+    const plain = await t.api('POST', '/v1/forms', key, { json: { name: 'Plain embed' } });
+    const pe = await t.api('GET', `/v1/forms/${plain.json.id}/embed`, key);
+    expect(pe.json.html).not.toContain('altcha');
+    expect(pe.json.fetch).not.toContain('altcha');
+  });
+
+  it('serves the widget itself: a module, its stylesheet and its worker, loadable from any site', async () => {
+    for (const [file, type] of [
+      ['altcha.js', 'text/javascript'],
+      ['altcha.css', 'text/css'],
+      ['pbkdf2.js', 'text/javascript'],
+    ]) {
+      const r = await t.request('GET', `/assets/pow/${file}?v=1`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toContain(type);
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect(r.text.length).toBeGreaterThan(1000);
+    }
+    const js = (await t.request('GET', '/assets/pow/altcha.js')).text;
+    expect(js).toContain('customElements.define("altcha-widget"');
+    expect(js).toContain('$altcha.algorithms.set(name, make)');
+    const missing = await t.request('GET', '/assets/pow/nope.js');
+    expect(missing.status).toBe(404);
+    expect(missing.json.error).toMatchObject({ code: 'not_found' });
+  });
+
   it("keeps another organization's submissions apart", async () => {
     const formId = await powForm();
     const r = await post(formId, { email: 'x@example.com' });
