@@ -195,7 +195,7 @@ describe('the proof-of-work challenge', () => {
         headers: { ...(init?.headers as Record<string, string>), 'x-forwarded-for': '203.0.113.10' },
       });
       const clone = res.clone();
-      if (init?.method === 'POST') answers.push(await clone.json());
+      if (init?.method === 'POST') answers.push((await clone.json()) as { status: string });
       return res;
     };
     const { deriveKey: webDeriveKey } = await import('altcha-lib/algorithms/web/pbkdf2');
