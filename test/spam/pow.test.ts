@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deleteExpiredPowSpent, issuePowChallenge, POW_COST, POW_DEFAULT_DIFFICULTY } from '../../server/domain/pow.js';
 import { runHousekeeping } from '../../server/worker/housekeeping.js';
+import { dashboardSession } from '../helpers/dashboard.js';
 import { tenantApp } from '../helpers/tenant.js';
 
 const { t, key, otherKey } = await tenantApp();
@@ -227,6 +228,19 @@ describe('the proof-of-work challenge', () => {
     const missing = await t.request('GET', '/assets/pow/nope.js');
     expect(missing.status).toBe(404);
     expect(missing.json.error).toMatchObject({ code: 'not_found' });
+  });
+
+  it("the dashboard's test submission solves its own challenge; its form page shows the widget in the snippets", async () => {
+    const s = await dashboardSession(t);
+    const f = await t.api('POST', '/v1/forms', s.key, { json: { name: 'Dash PoW' } });
+    const settings = { challenge: { provider: 'pow' } };
+    expect((await t.api('PATCH', `/v1/forms/${f.json.id}`, s.key, { json: { settings } })).status).toBe(200);
+    const sent = await s.post('/app/inbox/test', { form_id: f.json.id });
+    expect(sent.status).toBe(303);
+    expect(decodeURIComponent(sent.location ?? '')).toContain('was stored as received');
+    const page = await s.get(`/app/forms/${f.json.id}`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('altcha-widget');
   });
 
   it("keeps another organization's submissions apart", async () => {
