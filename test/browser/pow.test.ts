@@ -1,6 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noBrowser, serveSite, startBrowserStack } from '../helpers/browser.js';
+import { axeProblems, noBrowser, serveSite, startBrowserStack } from '../helpers/browser.js';
 import { http } from '../helpers/process.js';
 
 /**
@@ -77,6 +77,7 @@ describe.skipIf(noBrowser)('the proof-of-work challenge in Chromium', () => {
       expect(csp).not.toContain('unsafe-inline');
       expect(csp).not.toContain('blob:');
       await page.waitForFunction("customElements.get('altcha-widget') !== undefined");
+      expect(await axeProblems(page)).toEqual([]);
       const ms = await fillAndSend(page, 'hosted@example.com');
       console.info(`pow: the hosted page solved and posted in ${ms} ms`);
       expect(problems).toEqual([]);

@@ -59,6 +59,11 @@ describe('the proof-of-work challenge', () => {
     expect(inS).toBeLessThanOrEqual(600);
     // Each answer is new.
     expect((await challengeOf(formId)).signature).not.toBe(c.signature);
+    // A browser may send the solution in the header: the preflight allows it.
+    const pre = await t.request('OPTIONS', `/s/${formId}`, {
+      headers: { origin: 'https://site.example', 'access-control-request-headers': 'x-altcha' },
+    });
+    expect(pre.headers.get('access-control-allow-headers')).toContain('X-Altcha');
   });
 
   it('answers an unknown form with the 404 envelope', async () => {
