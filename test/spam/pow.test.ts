@@ -246,6 +246,29 @@ describe('the proof-of-work challenge', () => {
     const page = await s.get(`/app/forms/${f.json.id}`);
     expect(page.status).toBe(200);
     expect(page.html).toContain('altcha-widget');
+    expect(page.html).toContain('<option value="pow" selected="">Proof of work</option>');
+
+    // The settings form's challenge selector: proof of work with a difficulty, a bad one next to its field, none.
+    const base = { name: 'Dash PoW', schema_mode: 'observe' };
+    const set = await s.post(`/app/forms/${f.json.id}/settings`, {
+      ...base,
+      challenge: 'pow',
+      challenge_difficulty: '50',
+    });
+    expect(set.status).toBe(303);
+    const got = async () => (await t.api('GET', `/v1/forms/${f.json.id}`, s.key)).json.settings.challenge;
+    expect(await got()).toEqual({ provider: 'pow', difficulty: 50 });
+    const bad = await s.post(`/app/forms/${f.json.id}/settings`, {
+      ...base,
+      challenge: 'pow',
+      challenge_difficulty: '0',
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.html).toMatch(/id="s-difficulty-err"[^>]*>[^<]*\S/);
+    expect(await got()).toEqual({ provider: 'pow', difficulty: 50 });
+    const off = await s.post(`/app/forms/${f.json.id}/settings`, { ...base, challenge: '' });
+    expect(off.status).toBe(303);
+    expect(await got()).toBeUndefined();
   });
 
   it("keeps another organization's submissions apart", async () => {
