@@ -1,6 +1,6 @@
 /** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
 
-export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard', 'attachments'] as const;
+export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard', 'attachments', 'pow'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchConfig {
@@ -82,7 +82,8 @@ export const USAGE = `Settings (environment):
                           unset: embedded PGlite (a temp DATA_DIR per part)
   BENCH_ONLY              comma list of parts: ${PARTS.join(',')} (default: all); start alone takes about a minute,
                           dashboard (every /app page over a seeded organization) 20 s on PostgreSQL, under
-                          a minute on PGlite; the default run includes both
+                          a minute on PGlite; the default run includes both; pow (issue, verify and solve a
+                          proof-of-work challenge in process: pow_verify_us) about ten seconds
   BENCH_DASHBOARD_ROWS    submissions seeded for the dashboard part (default 10000, the budget's figure)
   BENCH_STARTS            restarts timed in the start part, start_ms is their median (default 3)
   BENCH_BOOT_WAIT_S       seconds after the last start before rss_boot_mb is read (default 30)

@@ -13,6 +13,7 @@ import { type DrainResult, drainPhase } from './drain.js';
 import { type E2eResult, e2ePhase } from './e2e.js';
 import { type Ctx, type IntakeResult, intakeFigures, intakePhase } from './intake.js';
 import { stopLoad } from './load.js';
+import { type PowResult, powPhase, powReport } from './pow.js';
 import { cleanups, progress } from './proc.js';
 import { startReceiver } from './receiver.js';
 import { bootService, openRoot, openStore, type Root } from './service.js';
@@ -27,6 +28,7 @@ interface Results {
   data?: DataResult;
   dashboard?: DashboardResult;
   attachments?: AttachmentKindResult[];
+  pow?: PowResult;
 }
 
 function header(cfg: BenchConfig, root: Root) {
@@ -233,6 +235,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     out.push(...d.lines);
     figures.push(...d.figures);
   }
+  if (res.pow) {
+    const d = powReport(res.pow);
+    out.push(...d.lines);
+    figures.push(...d.figures);
+  }
   if (notes.length) out.push('', 'Notes', ...notes.map((n) => `- ${n}`));
   const named = figures.map(([n, v]) => [n, v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' ? 3 : 2)] as const);
   out.push(
@@ -300,6 +307,7 @@ async function main() {
     }
     if (cfg.parts.has('dashboard')) res.dashboard = await dashboardPhase(root, smtp, receiver.url, clean);
     if (cfg.parts.has('attachments')) res.attachments = await attachmentsPhase(root, smtp, receiver.url, clean);
+    if (cfg.parts.has('pow')) res.pow = await powPhase();
     if (dataPartWanted()) res.data = await dataPhase(cfg, root, smtp, clean);
     const stats = receiver.stats();
     if (stats.unparsed) notes.push(`receiver: ${stats.unparsed} of ${stats.total} webhook bodies were not understood`);

@@ -9,6 +9,7 @@ import type { Deps } from './core/deps.js';
 import { ApiError } from './core/errors.js';
 import { registerHostedPages } from './dashboard/hosted.js';
 import { registerDashboard } from './dashboard/index.js';
+import { registerPowAssets } from './dashboard/pow-assets.js';
 import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
 import { operationOf, registerMetrics } from './fleet/http.js';
 import type { AppEnv } from './http/context.js';
@@ -117,6 +118,7 @@ export function buildApp(deps: Deps) {
   mountOperations(app);
   registerDashboard(app);
   registerHostedPages(app);
+  registerPowAssets(app);
 
   app.notFound((c) => {
     const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);

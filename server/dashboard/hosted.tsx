@@ -13,6 +13,7 @@ import type { Child, FC } from 'hono/jsx';
 import { isObj, type Obj } from '../../shared/objects.js';
 import { ApiError } from '../core/errors.js';
 import { canonicalOrigin } from '../domain/checks.js';
+import { asksForPow } from '../domain/pow.js';
 import type { AppEnv } from '../http/context.js';
 import { currentEntry } from '../intake/cache.js';
 import {
@@ -24,6 +25,7 @@ import {
   fieldsHtml,
 } from '../present/embed.js';
 import { say } from '../present/intake-pages.js';
+import { powScriptUrl, powWidgetHtml } from '../present/pow-widget.js';
 import { humanize } from '../schemas/infer.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 import type { FormRow } from '../services/forms.js';
@@ -152,6 +154,8 @@ export function frameAncestors(allowed: unknown): string {
 interface Policy {
   form?: FormRow;
   turnstile?: boolean;
+  /** the proof-of-work widget: its script, stylesheet and worker from here, its challenge fetched from here */
+  pow?: boolean;
 }
 
 function setHeaders(c: Context, base: string, policy: Policy) {
@@ -165,9 +169,10 @@ function setHeaders(c: Context, base: string, policy: Policy) {
   const csp = [
     "default-src 'none'",
     `script-src 'self'${policy.turnstile ? ` ${TURNSTILE_ORIGIN}` : ''}`,
-    `style-src ${CSS_HASH}`,
+    `style-src ${CSS_HASH}${policy.pow ? " 'self'" : ''}`,
     "img-src 'self' data:",
     ...(policy.turnstile ? [`frame-src ${TURNSTILE_ORIGIN}`, `connect-src ${TURNSTILE_ORIGIN}`] : []),
+    ...(policy.pow ? ["connect-src 'self'", "worker-src 'self'"] : []),
     `form-action ${[...actions].join(' ')}`,
     `frame-ancestors ${ancestors}`,
     "base-uri 'none'",
@@ -180,7 +185,12 @@ function setHeaders(c: Context, base: string, policy: Policy) {
   c.header('Cache-Control', 'no-store');
 }
 
-const Shell: FC<{ title: string; turnstile?: boolean; children?: Child }> = ({ title, turnstile, children }) => (
+const Shell: FC<{ title: string; turnstile?: boolean; pow?: boolean; children?: Child }> = ({
+  title,
+  turnstile,
+  pow,
+  children,
+}) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -190,6 +200,7 @@ const Shell: FC<{ title: string; turnstile?: boolean; children?: Child }> = ({ t
       {/* A constant, allowed by its hash in the page's CSP. */}
       <style>{raw(CSS)}</style>
       {turnstile ? <script src={TURNSTILE_JS} async defer></script> : null}
+      {pow ? <script type="module" src={powScriptUrl('')}></script> : null}
     </head>
     <body>
       <main>{children}</main>
@@ -235,11 +246,11 @@ export function hostedFormResponse(
   const base = c.get('deps').config.publicBaseUrl;
   const refused = refusal(c, base, { form, schema });
   if (refused) return refused;
-  const { turnstile, siteKey } = challengeOf(form);
+  const { turnstile, siteKey, pow } = challengeOf(form);
   const parsed = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
   const fields: EmbedField[] = parsed.length ? parsed : DEFAULT_FIELDS;
   const { state, elsewhere } = fieldStates(fields, sent);
-  setHeaders(c, base, { form, turnstile });
+  setHeaders(c, base, { form, turnstile, pow });
   const page = (
     <HostedForm
       form={form}
@@ -247,18 +258,18 @@ export function hostedFormResponse(
       state={state}
       elsewhere={elsewhere}
       sent={!!sent}
-      challenge={{ turnstile, siteKey }}
+      challenge={{ turnstile, siteKey, pow }}
     />
   );
   return c.html(html`<!DOCTYPE html>${page}`, sent ? 422 : 200);
 }
 
-/** Whether the form's challenge is Turnstile, and its site key ('' when none). */
+/** Whether the form's challenge is Turnstile (and its site key, '' when none) or proof of work. */
 function challengeOf(form: FormRow) {
   const challenge = isObj(form.settings.challenge) ? form.settings.challenge : null;
   const turnstile = challenge?.provider === 'turnstile';
   const siteKey = typeof challenge?.site_key === 'string' ? challenge.site_key : '';
-  return { turnstile, siteKey };
+  return { turnstile, siteKey, pow: asksForPow(challenge) };
 }
 
 /** The page saying why a form is not shown (paused, sensitive fields, a challenge without a site key), or null. */
@@ -352,14 +363,14 @@ const HostedForm: FC<{
   state: Record<string, FieldState>;
   elsewhere: string[];
   sent: boolean;
-  challenge: { turnstile: boolean; siteKey: string };
-}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey } }) => {
+  challenge: { turnstile: boolean; siteKey: string; pow: boolean };
+}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey, pow } }) => {
   const name = form.name;
   const ids = controlIds(fields);
   const placed = fields.filter((f) => state[f.name]?.error);
   const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
   return (
-    <Shell title={sent ? `Please check your answers · ${name}` : name} turnstile={turnstile}>
+    <Shell title={sent ? `Please check your answers · ${name}` : name} turnstile={turnstile} pow={pow}>
       <h1>{name}</h1>
       {sent ? (
         <div class="summary" role="alert">
@@ -386,6 +397,8 @@ const HostedForm: FC<{
         <input type="text" name={honeypot} tabindex={-1} autocomplete="off" hidden />
         <input type="hidden" name="_hosted" value="1" />
         {turnstile ? <div class="cf-turnstile" data-sitekey={siteKey}></div> : null}
+        {/* The widget solves the form's proof-of-work challenge when the form is sent (domain/pow.ts). */}
+        {pow ? raw(powWidgetHtml('', form.id)) : null}
         <p>
           <button type="submit">Send</button>
         </p>

@@ -633,3 +633,16 @@ export const spamMarks = pgTable(
   },
   (t) => [index('spam_marks_org').on(t.orgId)],
 );
+
+/**
+ * Proof-of-work solutions already used (migration 0018), by their challenge's signature: a replay
+ * fails in every process. Kept until the challenge expires, then pruned by housekeeping.
+ */
+export const powSpent = pgTable(
+  'pow_spent',
+  {
+    signature: text('signature').primaryKey(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [index('pow_spent_expires').on(t.expiresAt)],
+);

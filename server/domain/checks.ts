@@ -9,12 +9,14 @@ export type Verdict =
         | 'origin_rejected'
         | 'rate_limited'
         | 'turnstile_failed'
+        | 'challenge_failed'
         | 'over_quota'
         | 'schema_violation'
         | 'spam_suspected';
     };
 
-export const CONTROL_FIELDS = new Set(['cf-turnstile-response']);
+/** Challenge answers: Turnstile's token, the proof-of-work widget's payload (its default name). */
+export const CONTROL_FIELDS = new Set(['cf-turnstile-response', 'altcha']);
 const TRUE = new Set(['true', '1', 'on', 'yes']);
 
 export interface Control {
@@ -24,6 +26,8 @@ export interface Control {
   subject?: string;
   honeypotFilled: boolean;
   turnstileToken?: string;
+  /** `altcha`: the proof-of-work widget's payload (domain/pow.ts) */
+  altcha?: string;
   /** `_hosted`: the post came from the form's hosted page (/f/{formId}), which a 422 answer re-renders. */
   hosted?: boolean;
 }
@@ -54,6 +58,7 @@ export function splitControl(fields: Record<string, unknown>, honeypot: string, 
       if (k === '_idempotency' && (typeof s === 'string' || typeof s === 'number')) control.idempotency = String(s);
       if (k === '_subject' && typeof s === 'string') control.subject = s.slice(0, 300);
       if (k === 'cf-turnstile-response' && typeof s === 'string') control.turnstileToken = s;
+      if (k === 'altcha' && typeof s === 'string') control.altcha = s;
       if (k === '_hosted') control.hosted = s === true || (typeof s === 'string' && TRUE.has(s.toLowerCase()));
       continue;
     }

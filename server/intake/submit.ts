@@ -14,6 +14,7 @@ import {
 } from '../domain/checks.js';
 import { limitKey } from '../domain/limit-key.js';
 import { limitsOf } from '../domain/orgs.js';
+import { asksForPow, CHALLENGE_FAILED, checkPow, POW_HEADER, type PowSpend, spendThen } from '../domain/pow.js';
 import { quotaUsed } from '../domain/quota.js';
 import { appendEvent } from '../events.js';
 import { recordDrift } from '../services/drift-findings.js';
@@ -118,6 +119,8 @@ interface Decision {
   rateLimit: RateLimit | null;
   /** set when the form asks for a Turnstile challenge: its own secret, if it has one */
   turnstile: { secret: string | undefined } | null;
+  /** set when the form asks for proof of work: the payload sent (field `altcha` or header X-Altcha), if any */
+  pow: { payload: string | undefined } | null;
   /** null when the form has no current schema or the cheap checks stopped the submission */
   schema: IntakeSchemaResult | null;
   quotaApplies: boolean;
@@ -175,6 +178,7 @@ function decide(
     spam,
     rateLimit: rateLimitOf(settings.rate_limit),
     turnstile: turnstileOf(settings.challenge),
+    pow: asksForPow(settings.challenge) ? { payload: control.altcha ?? input.header(POW_HEADER) } : null,
     schema: cheap.status === 'received' ? checkAgainstSchema(form, entry.schema, data) : null,
     quotaApplies: !control.test && limitsOf(deps.config, org, now).submissions_per_month !== null,
   };
@@ -233,7 +237,7 @@ async function decideAndStore(
 function storesAtOnce(d: Decision): boolean {
   if (d.parsed.files.length || d.entry.form.sandbox) return false;
   if (d.cheap.status !== 'received') return true;
-  if (d.rateLimit || d.turnstile || d.schema?.drift.length) return false;
+  if (d.rateLimit || d.turnstile || d.pow || d.schema?.drift.length) return false;
   const verdict = d.schema?.violation?.verdict ?? d.cheap;
   return !(verdict.status === 'received' && d.quotaApplies);
 }
@@ -261,6 +265,8 @@ interface Checked {
   verdict: Verdict;
   issues: unknown[] | null;
   schema: IntakeSchemaResult | null;
+  /** a verified proof-of-work solution, spent in the submission's transaction */
+  spend?: PowSpend;
 }
 
 /**
@@ -275,14 +281,17 @@ async function challengeThenSchema(deps: Deps, input: IntakeRequest, d: Decision
     const check = await verifyTurnstile(deps, secret, d.control.turnstileToken, input.ip);
     if (!check.ok) return { verdict: TURNSTILE_FAILED, issues: null, schema: null };
   }
+  const pow = d.pow ? await checkPow(deps.database, d.entry.form.id, d.pow.payload) : null;
+  if (pow && !pow.ok) return { verdict: CHALLENGE_FAILED, issues: null, schema: null };
   const violation = d.schema?.violation;
-  return { verdict: violation?.verdict ?? d.cheap, issues: violation?.issues ?? null, schema: d.schema };
+  const spend = pow?.ok ? pow.spend : undefined;
+  return { verdict: violation?.verdict ?? d.cheap, issues: violation?.issues ?? null, schema: d.schema, spend };
 }
 
 /** Stores a checked submission in one transaction, after the check under the lock. */
 async function store(deps: Deps, d: Decision, checked: Checked, authoritative: boolean): Promise<Outcome> {
   const result = await deps.database.db.transaction(async (tx) => {
-    const locked = await checkUnderLock(tx, deps, d, checked, authoritative);
+    const locked = await spendThen(tx, checked.spend, await checkUnderLock(tx, deps, d, checked, authoritative));
     const submission = submissionRow(d, locked.verdict, locked.issues);
     const inserted = await tx
       .insert(submissions)
@@ -295,8 +304,9 @@ async function store(deps: Deps, d: Decision, checked: Checked, authoritative: b
     if (!inserted.length) return null; // a concurrent repeat with the same idempotency key won
     const stored = inserted[0];
     await insertAttachments(tx, d, stored.id);
-    // Only what reached the schema step raises drift, and a rate-limited flood does not.
-    const drift = locked.verdict.reason === 'rate_limited' ? null : checked.schema;
+    // Only what reached the schema step raises drift; a rate-limited flood or a replayed solution does not.
+    const drift =
+      locked.verdict.reason === 'rate_limited' || locked.verdict.reason === 'challenge_failed' ? null : checked.schema;
     const fromDrift = drift?.drift.length ? await storeDrift(tx, d, stored, drift) : 0;
     const { form } = d.entry;
     const planned =

@@ -4,6 +4,7 @@ import { isObj, type Obj } from '../../shared/objects.js';
 import { shellQuote } from '../../shared/shell.js';
 import { canonicalOrigin } from '../domain/checks.js';
 import { humanize } from '../schemas/infer.js';
+import { powScriptUrl } from './pow-widget.js';
 
 // Braces too: the astro snippet reuses the HTML, and Astro reads `{…}` in markup as an expression.
 const esc = (s: string) =>
@@ -403,20 +404,34 @@ export function sampleValue(f: EmbedField): unknown {
   }
 }
 
-export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIELDS, honeypot = '_gotcha') {
+/**
+ * The snippets of a form. `pow`: the form asks for proof of work (settings.challenge provider
+ * "pow"): the HTML loads formsvc's widget, which solves the challenge when the form is sent; the
+ * fetch and Next.js snippets get and solve one in code (altcha-lib) and send it in X-Altcha.
+ */
+export function buildEmbed(
+  submitUrl: string,
+  fields: EmbedField[] = DEFAULT_FIELDS,
+  honeypot = '_gotcha',
+  opts: { pow?: boolean } = {},
+) {
   const ids = controlIds(fields);
+  const pow = opts.pow ? powParts(submitUrl) : null;
   const html = [
+    ...(pow ? [pow.script] : []),
     `<form action="${esc(submitUrl)}" method="POST">`,
     fieldsHtml(fields),
     `  <input type="text" name="${esc(honeypot)}" tabindex="-1" autocomplete="off" style="display:none" aria-hidden="true">`,
+    ...(pow ? [pow.widget('onsubmit')] : []),
     '  <button type="submit">Send</button>',
     '</form>',
   ].join('\n');
   const sample = Object.fromEntries(fields.map((f) => [f.name, sampleValue(f)]));
   const fetchSnippet = [
+    ...(pow ? pow.solve('') : []),
     `const res = await fetch(${JSON.stringify(submitUrl)}, {`,
     "  method: 'POST',",
-    "  headers: { 'Content-Type': 'application/json', Accept: 'application/json' },",
+    `  headers: { 'Content-Type': 'application/json', Accept: 'application/json'${pow ? ", 'X-Altcha': altcha" : ''} },`,
     `  body: JSON.stringify(${JSON.stringify(sample)}),`,
     '});',
     'const result = await res.json(); // { ok, submission_id, status }',
@@ -439,6 +454,12 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
     '    <form onSubmit={onSubmit}>',
     ...fields.flatMap((f, i) => reactField(f, ids[i])),
     `      <input type="text"${jsx('name', honeypot)} tabIndex={-1} autoComplete="off" style={{ display: 'none' }} aria-hidden="true" />`,
+    ...(pow
+      ? [
+          '      {/* The proof-of-work widget (load its script once on the page): ticked, it adds the field altcha. */}',
+          `      <altcha-widget${jsx('challenge', pow.challengeUrl)} name="altcha" />`,
+        ]
+      : []),
     '      <button type="submit" disabled={state === \'sending\'}>Send</button>',
     '      {state === \'error\' && <p role="alert">Sending failed, please try again.</p>}',
     '    </form>',
@@ -453,11 +474,13 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
   ].join('\n');
   const nextjs = [
     "'use server';",
+    ...(pow ? ['', ...pow.imports] : []),
     '',
     'export async function submitForm(formData: FormData) {',
+    ...(pow ? pow.solve('  ').filter((l) => !l.startsWith('import')) : []),
     `  const res = await fetch(${JSON.stringify(submitUrl)}, {`,
     "    method: 'POST',",
-    "    headers: { Accept: 'application/json' },",
+    `    headers: { Accept: 'application/json'${pow ? ", 'X-Altcha': altcha" : ''} },`,
     "    // Form data as the browser would post it: typed by the form's schema, repeated fields and files kept.",
     '    body: formData,',
     '  });',
@@ -466,6 +489,33 @@ export function buildEmbed(submitUrl: string, fields: EmbedField[] = DEFAULT_FIE
     '}',
   ].join('\n');
   return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs };
+}
+
+/** The pieces of the snippets for a form that asks for proof of work (domain/pow.ts). */
+function powParts(submitUrl: string) {
+  const challengeUrl = `${submitUrl}/challenge`;
+  const base = submitUrl.replace(/\/s\/[^/]*$/, '');
+  const imports = [
+    "import { solveChallenge } from 'altcha-lib';",
+    "import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';",
+  ];
+  return {
+    challengeUrl,
+    imports,
+    script: `<script type="module" src="${esc(powScriptUrl(base))}"></script>`,
+    widget: (auto: string) =>
+      `  <altcha-widget challenge="${esc(challengeUrl)}" name="altcha" auto="${auto}"></altcha-widget>`,
+    /** Gets a challenge and solves it (npm install altcha-lib): `altcha` is what X-Altcha carries. */
+    solve: (indent: string) => [
+      ...imports,
+      ...[
+        '// The form asks for proof of work: get a challenge, solve it (about half a second), send it.',
+        `const challenge = await (await fetch(${JSON.stringify(challengeUrl)})).json();`,
+        'const solution = await solveChallenge({ challenge, deriveKey });',
+        'const altcha = btoa(JSON.stringify({ challenge, solution }));',
+      ].map((l) => indent + l),
+    ],
+  };
 }
 
 /**

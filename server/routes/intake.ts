@@ -1,11 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { z } from '../../shared/contracts/common.js';
-import { intakeOps, type SubmitResult } from '../../shared/contracts/intake.js';
+import { intakeOps, type PowChallengeBody, type SubmitResult } from '../../shared/contracts/intake.js';
 import { ApiError } from '../core/errors.js';
 import { hostedFormResponse } from '../dashboard/hosted.js';
 import type { FormRow } from '../db/rows.js';
 import { canonicalOrigin, originAllowed } from '../domain/checks.js';
+import { issuePowChallenge, powDifficulty } from '../domain/pow.js';
 import { type AppEnv, noContent, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { currentEntry, intakeEntry } from '../intake/cache.js';
@@ -157,9 +158,19 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     c.header('Vary', 'Origin');
     if (origin) c.header('Access-Control-Allow-Origin', origin);
     c.header('Access-Control-Allow-Methods', 'POST, OPTIONS');
-    c.header('Access-Control-Allow-Headers', 'Content-Type, Accept, Idempotency-Key');
+    c.header('Access-Control-Allow-Headers', 'Content-Type, Accept, Idempotency-Key, X-Altcha');
     c.header('Access-Control-Max-Age', '600');
     return noContent(c);
+  });
+
+  // Open to every origin and never cached: a challenge is good once (domain/pow.ts).
+  mount(app, intakeOps.challenge, async (c) => {
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Cache-Control', 'no-store');
+    const deps = c.get('deps');
+    const { form } = await intakeEntry(deps.database, c.req.valid('param').formId);
+    const challenge = await issuePowChallenge(deps, form.id, powDifficulty(form.settings.challenge), deps.now());
+    return send(c, challenge as z.output<typeof PowChallengeBody>, 200);
   });
 
   mount(app, intakeOps.thanks, async (c) => {

@@ -21,6 +21,7 @@ import {
   submissions,
 } from '../db/schema.js';
 import { limitsOf, slugify } from '../domain/orgs.js';
+import { asksForPow } from '../domain/pow.js';
 import { deleteChunks } from '../files/postgres.js';
 import { buildEmbed, buildVerify, DEFAULT_FIELDS, type EmbedField, fieldsFromSchema } from '../present/embed.js';
 import { type FormOut, presentForm, submitUrl } from '../present/forms.js';
@@ -294,7 +295,8 @@ export async function embedFor(deps: Deps, form: FormRow) {
   const declared = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
   const fields: EmbedField[] = declared.length ? declared : DEFAULT_FIELDS;
   const honeypot = String(form.settings.honeypot_field ?? '_gotcha');
-  return { fields, embed: buildEmbed(submitUrl(deps, form.id), fields, honeypot) };
+  const pow = asksForPow(form.settings.challenge);
+  return { fields, embed: buildEmbed(submitUrl(deps, form.id), fields, honeypot, { pow }) };
 }
 
 /** Id and name of the organization's forms (not sandboxes), newest first: the dashboard's form filter. */

@@ -1,4 +1,5 @@
 import type { Deps } from '../core/deps.js';
+import { deleteExpiredPowSpent } from '../domain/pow.js';
 import { deleteOldCodeTries } from './code-tries-expiry.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
 import { deleteExpiredKeys } from './idempotency-expiry.js';
@@ -26,6 +27,7 @@ export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'sandbox-expiry', run: (deps) => deleteExpiredSandboxes(deps) },
   { name: 'idempotency-expiry', run: (deps) => deleteExpiredKeys(deps) },
   { name: 'code-tries-expiry', run: (deps) => deleteOldCodeTries(deps) },
+  { name: 'pow-spent-expiry', run: (deps) => deleteExpiredPowSpent(deps) },
   // last: it vacuums what the jobs before it deleted
   { name: 'embedded-vacuum', run: vacuumEmbedded },
 ];

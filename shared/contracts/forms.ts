@@ -28,7 +28,7 @@ export const RateLimit = z
     description: 'at most `max` stored submissions per client IP per form in `window_s` seconds',
   });
 
-export const Challenge = z
+export const TurnstileChallenge = z
   .strictObject({
     provider: z.literal('turnstile'),
     secret: z.string().min(1).max(200).optional(),
@@ -38,7 +38,25 @@ export const Challenge = z
       .optional()
       .meta({ description: 'the Turnstile site key the hosted form page shows the widget with (public)' }),
   })
-  .meta({ id: 'Challenge' });
+  .meta({ id: 'TurnstileChallenge', description: 'Cloudflare Turnstile, verified with Cloudflare' });
+
+export const PowChallenge = z
+  .strictObject({
+    provider: z.literal('pow'),
+    difficulty: z.number().int().min(1).max(100_000).optional().meta({
+      description:
+        'the average number of tries (PBKDF2-SHA-256, 1,000 iterations each) a solver makes; default 1000, about half a second of a phone',
+    }),
+  })
+  .meta({
+    id: 'PowChallenge',
+    description:
+      'Extension of the spec: a proof-of-work challenge in the ALTCHA format, issued at GET /s/{formId}/challenge and verified by formsvc itself; the solution travels in the field `altcha` or the header X-Altcha. A missing, wrong, expired or replayed one stores the submission quarantined with reason challenge_failed.',
+  });
+
+export const Challenge = z
+  .discriminatedUnion('provider', [TurnstileChallenge, PowChallenge])
+  .meta({ id: 'Challenge', description: 'the bot challenge every submission must pass: "turnstile" or "pow"' });
 
 const ListEntries = (what: string) =>
   z.array(z.string().min(1).max(300)).max(1000).optional().meta({ description: what });

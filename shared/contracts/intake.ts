@@ -13,6 +13,23 @@ export const SubmitResult = z
   })
   .meta({ id: 'SubmitResult' });
 
+export const PowChallengeBody = z
+  .object({
+    parameters: z.object({
+      algorithm: z.string().meta({ description: 'PBKDF2/SHA-256' }),
+      nonce: z.string(),
+      salt: z.string(),
+      cost: z.number().int(),
+      keyLength: z.number().int(),
+      keyPrefix: z.string(),
+      keySignature: z.string().optional(),
+      expiresAt: z.number().int().meta({ description: 'unix seconds' }),
+      data: z.record(z.string(), z.unknown()).optional(),
+    }),
+    signature: z.string(),
+  })
+  .meta({ id: 'PowChallengeBody' });
+
 /** Described, not validated by the router: the intake parses the three encodings itself. */
 const anyBody = { type: 'object', additionalProperties: true } as const;
 
@@ -25,7 +42,7 @@ export const intakeOps = {
     summary:
       'Submit to a form without credentials: stored first with a status, then routed. JSON, urlencoded or multipart (files).',
     description:
-      'Control fields (names starting with "_", and cf-turnstile-response) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject. HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
+      'Control fields (names starting with "_", cf-turnstile-response and altcha) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject. HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
     parameters: [
       {
         name: 'Idempotency-Key',
@@ -33,6 +50,14 @@ export const intakeOps = {
         required: false,
         description:
           'Same as the _idempotency field: unique per form; a repeat answers the original submission with idempotent: true',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'X-Altcha',
+        in: 'header',
+        required: false,
+        description:
+          'Extension: the proof-of-work solution (the altcha widget payload, base64 JSON), instead of the field `altcha`',
         schema: { type: 'string' },
       },
     ],
@@ -81,6 +106,21 @@ export const intakeOps = {
     summary: "CORS preflight: allowed when the form's allowed_origins is empty or lists the origin",
     request: { params: FormIdParam },
     responses: { 204: { description: 'Preflight answer' }, ...errors('not_found') },
+  }),
+  challenge: op('public', {
+    method: 'get',
+    path: '/s/{formId}/challenge',
+    operationId: 'intake_challenge',
+    tags: ['intake'],
+    summary:
+      'Extension: a proof-of-work challenge (ALTCHA format) for a form with settings.challenge {provider: "pow"}; CORS-open, never cached',
+    description:
+      'Signed by the server and good once, for this form, until it expires (CHALLENGE_EXPIRES_S, default 600 s). Solve it with the altcha widget or altcha-lib solveChallenge and send the payload in the field `altcha` or the header X-Altcha.',
+    request: { params: FormIdParam },
+    responses: {
+      200: json(PowChallengeBody, 'A new challenge'),
+      ...errors('not_found'),
+    },
   }),
   thanks: op('public', {
     method: 'get',

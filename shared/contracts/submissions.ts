@@ -10,6 +10,7 @@ export const QUARANTINE_REASONS = [
   'turnstile_failed',
   'over_quota',
   'spam_suspected',
+  'challenge_failed',
 ] as const;
 
 /**
@@ -52,7 +53,10 @@ export const Submission = z
     id: z.string(),
     form_id: z.string(),
     status: z.enum(SUBMISSION_STATUSES),
-    quarantine_reason: z.enum(QUARANTINE_REASONS).nullable().meta({ description: 'null unless quarantined' }),
+    quarantine_reason: z.enum(QUARANTINE_REASONS).nullable().meta({
+      description:
+        'null unless quarantined; spam_suspected and challenge_failed (a missing, wrong, expired or replayed proof-of-work solution) are extensions',
+    }),
     test: z.boolean().meta({ description: 'sent with _test: true' }),
     data: z.record(z.string(), z.unknown()).meta({
       description: 'fields as sent, control fields (_*) removed; files appear as fl_ ids',

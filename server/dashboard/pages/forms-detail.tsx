@@ -68,14 +68,24 @@ function settingsBody(f: Values) {
       redirect_url: f.redirect_url?.trim() || null,
       reply_to_field: f.reply_to_field?.trim() || null,
       ...(honeypot ? { honeypot_field: honeypot } : {}),
+      ...challengeOf(f),
     },
   };
+}
+
+/** The challenge as the form sent it: none (null), proof of work, or left as it is (Turnstile, or not sent). */
+function challengeOf(f: Values) {
+  if (f.challenge === undefined || f.challenge === 'turnstile') return {};
+  if (f.challenge !== 'pow') return { challenge: null };
+  const difficulty = numberField(f.challenge_difficulty);
+  return { challenge: { provider: 'pow', ...(difficulty === undefined ? {} : { difficulty }) } };
 }
 
 /** The settings form's values as the form has them now. */
 function valuesOf(form: { name: string; tags: string[]; status: string; schema_mode: string; settings: object }) {
   const s = form.settings as Record<string, unknown>;
   const rate = s.rate_limit as { max?: number; window_s?: number } | null | undefined;
+  const challenge = s.challenge as { provider?: unknown; difficulty?: unknown } | null | undefined;
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     name: form.name,
@@ -88,6 +98,8 @@ function valuesOf(form: { name: string; tags: string[]; status: string; schema_m
     honeypot_field: str(s.honeypot_field),
     redirect_url: str(s.redirect_url),
     reply_to_field: str(s.reply_to_field),
+    challenge: challenge && typeof challenge.provider === 'string' ? challenge.provider : '',
+    challenge_difficulty: typeof challenge?.difficulty === 'number' ? String(challenge.difficulty) : '',
   };
 }
 

@@ -6,6 +6,7 @@ import { SPAM_REASONS, SUBMISSION_STATUSES, submissionOps } from '../../../share
 import { ApiError } from '../../core/errors.js';
 import { pageOf } from '../../core/pagination.js';
 import { canonicalOrigin } from '../../domain/checks.js';
+import { asksForPow, selfSolvedPow } from '../../domain/pow.js';
 import { receive } from '../../intake/receive.js';
 import { sampleValue } from '../../present/embed.js';
 import { submitUrl } from '../../present/forms.js';
@@ -300,6 +301,8 @@ async function sendTestSubmission(c: Context<DashEnv>) {
     accept: 'application/json',
     'user-agent': 'formsvc dashboard (test submission)',
     ...(origin ? { origin } : {}),
+    // A form that asks for proof of work gets one solved here: the test is the service's own.
+    ...(asksForPow(form.settings.challenge) ? { 'x-altcha': await selfSolvedPow(deps, form.id, deps.now()) } : {}),
   };
   const req = new Request(submitUrl(deps, form.id), {
     method: 'POST',

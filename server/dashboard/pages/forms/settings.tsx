@@ -23,6 +23,7 @@ const CLAIMED = [
   'settings.honeypot_field',
   'settings.redirect_url',
   'settings.reply_to_field',
+  'settings.challenge',
 ];
 
 /** The settings form (PATCH /v1/forms/{id}): each field with its errors next to it after a refusal. */
@@ -77,6 +78,8 @@ export const SettingsForm: FC<{ c: Context<DashEnv>; formId: string; values: Val
         <RateLimitFields v={v} issues={issues} />
 
         <IntakeFields v={v} issues={issues} />
+
+        <ChallengeFields v={v} issues={issues} />
 
         <p>
           <button type="submit">Save settings</button>
@@ -176,6 +179,55 @@ const IntakeFields: FC<{ v: Values; issues: Issue[] }> = ({ v, issues }) => {
         email address.
       </p>
       <FieldError id="s-replyto-err" issues={at('settings.reply_to_field')} />
+    </>
+  );
+};
+
+/**
+ * The bot challenge: none or formsvc's proof of work, with its difficulty. Turnstile (its keys are
+ * set through the API) is shown and kept while it is the form's choice.
+ */
+const ChallengeFields: FC<{ v: Values; issues: Issue[] }> = ({ v, issues }) => {
+  const { at, aria } = marks(issues);
+  return (
+    <>
+      <label for="s-challenge">Bot challenge</label>
+      <select id="s-challenge" name="challenge" {...aria('settings.challenge', 's-challenge-err', 's-challenge-help')}>
+        <option value="" selected={!v.challenge}>
+          None
+        </option>
+        <option value="pow" selected={v.challenge === 'pow'}>
+          Proof of work
+        </option>
+        {v.challenge === 'turnstile' ? (
+          <option value="turnstile" selected>
+            Turnstile (keys set through the API)
+          </option>
+        ) : null}
+      </select>
+      <p id="s-challenge-help" class="help">
+        Proof of work: formsvc's own widget makes the visitor's browser work about half a second before sending; a post
+        without the work is quarantined (challenge failed). The hosted page and the HTML snippet include the widget.
+      </p>
+      <FieldError
+        id="s-challenge-err"
+        issues={issuesAt(issues, 'settings.challenge').filter((i) => !/difficulty/.test(i.path))}
+      />
+
+      <label for="s-difficulty">Proof-of-work difficulty</label>
+      <input
+        id="s-difficulty"
+        name="challenge_difficulty"
+        type="text"
+        inputmode="numeric"
+        placeholder="1000"
+        value={v.challenge_difficulty}
+        {...aria('settings.challenge.difficulty', 's-difficulty-err', 's-difficulty-help')}
+      />
+      <p id="s-difficulty-help" class="help">
+        The average number of tries (1 to 100000). Empty: 1000, about half a second of a phone.
+      </p>
+      <FieldError id="s-difficulty-err" issues={at('settings.challenge.difficulty')} />
     </>
   );
 };
