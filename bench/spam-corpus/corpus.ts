@@ -63,7 +63,7 @@ export function generateCorpus(seed = DEFAULT_SEED, counts = DEFAULT_COUNTS): Co
     for (let i = 0; made < counts[cls] && i < counts[cls] * 4; i += 1) {
       const kind = kinds[i % kinds.length];
       const last = kind.templates.length - 1;
-      const line = draw(r, kind, i % 2 === 0 ? last : r.int(0, last - 1), 'unseen');
+      const line = draw(r, kind, r.chance(0.5) ? last : r.int(0, last - 1), 'unseen');
       if (seen.has(line.message)) continue;
       seen.add(line.message);
       out.push(line);

@@ -12,6 +12,7 @@ import type { CorpusClass } from './templates.js';
 
 export interface Answer {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes, read field by field
   json: any;
 }
 /** One HTTP request to formsvc (path from the root, body already encoded). */
