@@ -82,7 +82,7 @@ function cjkTokens(out: TokenSet, word: string): boolean {
 function wordTokens(out: TokenSet, text: string): boolean {
   let prev: string | null = null;
   for (const w of wordsOf(text)) {
-    if (w.length > 30) {
+    if (w.length > 30 || (w.length > 2 && CJK_RE.test(w))) {
       prev = null;
       if (CJK_RE.test(w) && !cjkTokens(out, w)) return false;
       continue;
