@@ -3,6 +3,10 @@
  * spam signal with a trained model, in the same run, alternating. Both take the same ordinary
  * contact-form body (stored as received on both), so the difference is what the verdict costs.
  */
+import type { BayesModel } from '../server/spam/bayes.js';
+import { spamPolicyOf } from '../server/spam/policy.js';
+import { textsOf, tokensOf } from '../server/spam/tokens.js';
+import { spamVerdict } from '../server/spam/verdict.js';
 import type { startSmtpSink } from '../test/helpers/smtp.js';
 import type { BenchConfig } from './config.js';
 import { submissionBody } from './config.js';
@@ -29,6 +33,50 @@ export interface SpamBenchResult {
   runs: SpamRun[];
   rate: number;
   marks: number;
+  /** spamVerdict alone in this process, CPU µs per call: the plain form's policy, and every signal with the model */
+  verdictUs: { plain: number; spam: number };
+}
+
+/** The model the marks of our corpus's first `marks` training lines make, counted here as learn.ts counts them. */
+function modelOf(marks: number): BayesModel {
+  const tokens = new Map<string, [number, number]>();
+  let spam = 0;
+  let ham = 0;
+  for (const line of splitCorpus(generateCorpus(), marks, 0).train) {
+    const isSpam = line.class === 'spam';
+    if (isSpam) spam += 1;
+    else ham += 1;
+    for (const t of tokensOf(textsOf({ name: line.name, email: line.email, message: line.message }))) {
+      const c = tokens.get(t) ?? [0, 0];
+      c[isSpam ? 0 : 1] += 1;
+      tokens.set(t, c);
+    }
+  }
+  return { spam, ham, tokens };
+}
+
+/** The verdict's own cost on the bench's body, in CPU µs per call (process.cpuUsage, steadier than wall time on a busy machine). */
+function verdictMicro(): { plain: number; spam: number } {
+  const data = JSON.parse(submissionBody()) as Record<string, unknown>;
+  const base = { data, honeypotFilled: false, userAgent: 'bench', ip: '127.0.0.1', renderAgeS: 10 };
+  const cases = {
+    plain: () => spamVerdict({ ...base, model: null }, spamPolicyOf({}, {})),
+    spam: (() => {
+      const model = modelOf(MARKS);
+      const policy = spamPolicyOf({ spam: EVERY_SIGNAL }, {});
+      return () => spamVerdict({ ...base, model }, policy);
+    })(),
+  };
+  const out = { plain: 0, spam: 0 };
+  for (const [name, fn] of Object.entries(cases) as [keyof typeof out, () => unknown][]) {
+    for (let i = 0; i < 20_000; i += 1) fn();
+    const n = 100_000;
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < n; i += 1) fn();
+    const c = process.cpuUsage(c0);
+    out[name] = (c.user + c.system) / n;
+  }
+  return out;
 }
 
 /** Requests per second of each run: below saturation, where CPU per submission means something. */
@@ -125,7 +173,8 @@ export async function spamPhase(cfg: BenchConfig, root: Root, smtp: Smtp, hookUr
     }
   }
   await svc.stop();
-  return { result: { runs, rate, marks: MARKS } satisfies SpamBenchResult, notes };
+  progress('spam: the verdict alone, in process');
+  return { result: { runs, rate, marks: MARKS, verdictUs: verdictMicro() } satisfies SpamBenchResult, notes };
 }
 
 const perSubmissionUs = (r: SpamRun) => (r.stored ? (1000 * r.cpuMs) / r.stored : Number.NaN);
@@ -145,11 +194,15 @@ export function spamReport(res: SpamBenchResult) {
       res.runs.map((r) => [r.pair, r.target, r.stored, r.received, fmt(r.cpuMs, 0), fmt(perSubmissionUs(r), 0)]),
     ),
     `spam / plain (medians): ${fmt(ratio, 3)}`,
+    `the verdict alone (spamVerdict in the bench process, CPU µs per call on the same body): plain form ` +
+      `${fmt(res.verdictUs.plain, 1)}, every signal with the trained model ${fmt(res.verdictUs.spam, 1)}`,
   ];
   const figures: [string, number | null][] = [
     ['spam_cpu_us_per_submission_plain', plain],
     ['spam_cpu_us_per_submission_spam', spam],
     ['spam_cpu_ratio', ratio],
+    ['spam_verdict_us_plain', res.verdictUs.plain],
+    ['spam_verdict_us_spam', res.verdictUs.spam],
   ];
   return { lines, figures };
 }
