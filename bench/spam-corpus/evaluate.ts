@@ -71,6 +71,12 @@ async function api(o: EvalOptions, method: string, path: string, json?: unknown)
   return a;
 }
 
+function visitorAddress(n: number): string {
+  if (n < 254) return `198.51.100.${n + 1}`;
+  if (n < 508) return `203.0.113.${n - 253}`;
+  return `2001:db8:${(n >> 16).toString(16)}:${(n & 0xffff).toString(16)}::1`;
+}
+
 /** A visitor's post: every other one form-encoded, as a plain HTML form sends it; from an address of its own. */
 async function visit(o: EvalOptions, formId: string, line: CorpusLine, n: number): Promise<string> {
   const fields: Record<string, string> = {};
@@ -84,8 +90,9 @@ async function visit(o: EvalOptions, formId: string, line: CorpusLine, n: number
     referer: `${ORIGIN}/contact`,
     accept: 'application/json',
     'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json',
-    // Documentation ranges (RFC 5737), a different visitor for each post; loopback is a trusted proxy.
-    'x-forwarded-for': `${n % 2 ? '198.51.100' : '203.0.113'}.${(n * 7) % 254 || 1}`,
+    // A different visitor for each post (loopback is a trusted proxy), so that no per-address count
+    // adds up over the run: documentation addresses, IPv4 (RFC 5737) first, then a /64 each (RFC 3849).
+    'x-forwarded-for': visitorAddress(n),
   };
   const body = form ? new URLSearchParams(fields).toString() : JSON.stringify(fields);
   const a = await o.send('POST', `/s/${formId}`, headers, body);
