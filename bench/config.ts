@@ -1,6 +1,6 @@
 /** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
 
-export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard', 'attachments', 'pow'] as const;
+export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard', 'attachments', 'pow', 'spam'] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchConfig {
@@ -97,6 +97,7 @@ export const USAGE = `Settings (environment):
   BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
   BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
                           (not the benchmark's figure: the service delivers as it takes submissions)
+  BENCH_PAIRS also sets the spam part's plain/spam run pairs (each BENCH_DURATION_S long, at BENCH_INTAKE_RATE or 150/s)
   BENCH_INTAKE_RATE       the measured intake runs (not the warm-up) send this many requests per second instead of as many as
                           the server answers: the CPU per stored submission of two checkouts compared below saturation,
                           where the machine's two cores are not fought over (the ratio is then near 1 and means nothing)

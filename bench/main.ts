@@ -17,6 +17,7 @@ import { type PowResult, powPhase, powReport } from './pow.js';
 import { cleanups, progress } from './proc.js';
 import { startReceiver } from './receiver.js';
 import { bootService, openRoot, openStore, type Root } from './service.js';
+import { type SpamBenchResult, spamPhase, spamReport } from './spam.js';
 import { type StartResult, startPhase } from './start.js';
 import { fmt, median, table } from './stats.js';
 
@@ -29,6 +30,7 @@ interface Results {
   dashboard?: DashboardResult;
   attachments?: AttachmentKindResult[];
   pow?: PowResult;
+  spam?: SpamBenchResult;
 }
 
 function header(cfg: BenchConfig, root: Root) {
@@ -230,6 +232,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     out.push(...d.lines);
     figures.push(...d.figures);
   }
+  if (res.spam) {
+    const d = spamReport(res.spam);
+    out.push(...d.lines);
+    figures.push(...d.figures);
+  }
   if (res.data) {
     const d = dataReport(res.data);
     out.push(...d.lines);
@@ -241,7 +248,9 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     figures.push(...d.figures);
   }
   if (notes.length) out.push('', 'Notes', ...notes.map((n) => `- ${n}`));
-  const named = figures.map(([n, v]) => [n, v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' ? 3 : 2)] as const);
+  const named = figures.map(
+    ([n, v]) => [n, v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' || n === 'spam_cpu_ratio' ? 3 : 2)] as const,
+  );
   out.push(
     '',
     'Summary',
@@ -308,6 +317,11 @@ async function main() {
     if (cfg.parts.has('dashboard')) res.dashboard = await dashboardPhase(root, smtp, receiver.url, clean);
     if (cfg.parts.has('attachments')) res.attachments = await attachmentsPhase(root, smtp, receiver.url, clean);
     if (cfg.parts.has('pow')) res.pow = await powPhase();
+    if (cfg.parts.has('spam')) {
+      const spam = await spamPhase(cfg, root, smtp, receiver.url, clean);
+      res.spam = spam.result;
+      notes.push(...spam.notes);
+    }
     if (dataPartWanted()) res.data = await dataPhase(cfg, root, smtp, clean);
     const stats = receiver.stats();
     if (stats.unparsed) notes.push(`receiver: ${stats.unparsed} of ${stats.total} webhook bodies were not understood`);

@@ -129,7 +129,7 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
   if (learned && learned.clues.length > 0) {
     const p = learned.probability;
     if (p >= 0.5) {
-      const weight = round((p - 0.5) * 2 * 0.95);
+      const weight = round(Math.min(0.95, (p - 0.5) / 0.4));
       if (weight > 0.05) {
         signals.push({
           code: 'learned_spam',

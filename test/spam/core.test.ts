@@ -25,6 +25,22 @@ describe('tokens', () => {
     expect(tokensOf(texts)).toContain('host:spam.example');
     expect(tokensOf(texts)).toContain('visit');
   });
+
+  it('adds word pairs and features of the whole submission: links, TLD, money, script, address domain', () => {
+    const tokens = tokensOf([
+      'Mike4821@Mail.example',
+      'Earn $4,500 a week: https://www.cash.xyz/a https://b.example https://c.example',
+    ]);
+    expect(tokens).toEqual(expect.arrayContaining(['earn', 'a week', 'host:cash.xyz', 'tld:xyz', 'links:3+']));
+    expect(tokens).toEqual(expect.arrayContaining(['money', 'money:big', 'email:mail.example', 'email:digits']));
+    // A whole-value address gives its domain only, not its words.
+    expect(tokens).not.toContain('mike4821');
+    expect(tokensOf(['Price: €12.50, see you'])).toEqual(expect.arrayContaining(['money', 'links:0', 'see you']));
+    expect(tokensOf(['Price: €12.50'])).not.toContain('money:big');
+    expect(tokensOf(['Займы онлайн'])).toEqual(expect.arrayContaining(['займы онлайн', 'script:cyrillic']));
+    // CJK runs carry no spaces: their characters are counted in pairs.
+    expect(tokensOf(['免费注册送88元'])).toEqual(expect.arrayContaining(['免费', '费注', 'script:cjk']));
+  });
 });
 
 describe('phrases', () => {
