@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Deps } from '../core/deps.js';
 import { rollupState } from '../db/schema.js';
 import { addDays, COUNT_COLUMNS, DAILY_ROLLUP, DELIVERIES_OF_S, dayStart, utcDay } from '../domain/daily-counts.js';
@@ -96,22 +96,32 @@ async function rollDay(deps: Deps, day: string): Promise<boolean> {
       .for('update', { skipLocked: true });
     if (!held.length) return false;
     await tx.execute(sql`delete from daily_counts where day = ${day}::date`);
-    // One index range scan per organization (submissions_org_received), bounded to the day.
-    await tx.execute(sql`
-      insert into daily_counts (form_id, day, org_id, received, spam, quarantined, deliveries, sent)
-      select s.form_id, ${day}::date, s.org_id, ${COUNT_COLUMNS}
-      from organizations o
-      cross join lateral (
-        select s.id, s.form_id, s.org_id, s.status from submissions s
-        where s.org_id = o.id and not s.test
-          and s.received_at >= ${dayStart(day)}::timestamptz and s.received_at < ${dayStart(addDays(day, 1))}::timestamptz
-      ) s
-      ${DELIVERIES_OF_S}
-      where exists (select 1 from forms f where f.id = s.form_id)
-      group by s.form_id, s.org_id`);
+    await tx.execute(rollDayQuery(day));
     await tx.execute(sql`
       update rollup_state set rolled_until = greatest(rolled_until, ${addDays(day, 1)}::date)
       where name = ${DAILY_ROLLUP}`);
     return true;
   });
+}
+
+/**
+ * A day's rows of daily_counts: one index range scan per organization (submissions_org_received)
+ * bounded to the day, and each submission's deliveries by deliveries_submission_route. `offset 0`
+ * keeps the subquery from being flattened into a join, where the planner may scan all of
+ * submissions for the day's rows (it did with a few large organizations among many small ones).
+ */
+export function rollDayQuery(day: string): SQL {
+  return sql`
+    insert into daily_counts (form_id, day, org_id, received, spam, quarantined, deliveries, sent)
+    select s.form_id, ${day}::date, s.org_id, ${COUNT_COLUMNS}
+    from organizations o
+    cross join lateral (
+      select s.id, s.form_id, s.org_id, s.status from submissions s
+      where s.org_id = o.id and not s.test
+        and s.received_at >= ${dayStart(day)}::timestamptz and s.received_at < ${dayStart(addDays(day, 1))}::timestamptz
+      offset 0
+    ) s
+    ${DELIVERIES_OF_S}
+    where exists (select 1 from forms f where f.id = s.form_id)
+    group by s.form_id, s.org_id`;
 }
