@@ -135,10 +135,14 @@ describe.skipIf(noBrowser)('dashboard forms in Chromium', () => {
         }));
         expect(bar.fill).toBe('rgb(59, 76, 202)');
         expect(bar.height).toBeGreaterThan(0);
-        expect(await page.$eval('.chart-table', (t) => (t as unknown as { offsetParent: unknown }).offsetParent)).toBe(
-          null,
-        );
+        // the table is folded away until its summary is clicked
+        const hidden = `!document.querySelector('.chart details').open`;
+        expect(await page.evaluate(hidden)).toBe(true);
         await page.click('.chart summary');
+        expect(await page.evaluate(hidden)).toBe(false);
+        expect(
+          await page.evaluate(`document.querySelector('.chart-table').getBoundingClientRect().height`),
+        ).toBeGreaterThan(100);
         const today = new Date().toISOString().slice(0, 10);
         const row = await page.$eval('.chart-table tbody tr', (tr) => tr.textContent ?? '');
         expect(row.startsWith(today)).toBe(true);
