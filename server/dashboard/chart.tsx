@@ -62,22 +62,25 @@ const Bar: FC<{ d: DayCounts; i: number; max: number }> = ({ d, i, max }) => {
   );
 };
 
-/** The share of deliveries sent, per day that had any: a line on the right-hand 0–100 % scale. */
+/**
+ * The share of deliveries sent, per day that had any: a line on the right-hand 0–100 % scale, broken
+ * where a day had none (a line across it would claim a share for that day).
+ */
 const SentLine: FC<{ days: DayCounts[] }> = ({ days }) => {
-  const points = days.flatMap((d, i) =>
-    d.deliveries ? [{ x: LEFT + i * SLOT + SLOT / 2, y: TOP + PLOT - (d.sent / d.deliveries) * PLOT }] : [],
-  );
+  const runs: { x: number; y: number }[][] = [[]];
+  for (const [i, d] of days.entries()) {
+    const run = runs[runs.length - 1];
+    if (d.deliveries) run.push({ x: LEFT + i * SLOT + SLOT / 2, y: TOP + PLOT - (d.sent / d.deliveries) * PLOT });
+    else if (run.length) runs.push([]);
+  }
+  const points = runs.flat();
   if (!points.length) return null;
+  const xy = (p: { x: number; y: number }) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
   return (
-    <g class="chart-sent">
-      <polyline
-        points={points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ')}
-        fill="none"
-        stroke={SENT_STROKE}
-        stroke-width="2"
-      />
+    <g class="chart-sent" fill="none" stroke={SENT_STROKE} stroke-width="2">
+      {runs.map((run) => (run.length > 1 ? <polyline points={run.map(xy).join(' ')} /> : null))}
       {points.map((p) => (
-        <circle cx={p.x.toFixed(1)} cy={p.y.toFixed(1)} r="2.5" fill={SENT_STROKE} />
+        <circle cx={p.x.toFixed(1)} cy={p.y.toFixed(1)} r="2.5" fill={SENT_STROKE} stroke="none" />
       ))}
     </g>
   );
