@@ -27,6 +27,8 @@ export interface Config {
   idleGcMs: number;
   /** How often the housekeeping jobs run (release of held deliveries, retention, …). */
   housekeepingMs: number;
+  /** How often the worker rolls the last closed days into the charts' per-day counts again (daily_counts). */
+  rollupIntervalS: number;
   webhookTimeoutMs: number;
   /** How long a signed attachment download_url in a delivery payload works (seconds). */
   attachmentUrlTtlS: number;
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchIndexMs: Math.max(10, int(env.SEARCH_INDEX_MS, 1000)),
     idleGcMs: Math.max(0, int(env.IDLE_GC_MS, 500)),
     housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
+    rollupIntervalS: Math.max(0, int(env.ROLLUP_INTERVAL_S, 600)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
     attachmentUrlTtlS: Math.max(60, int(env.ATTACHMENT_URL_TTL_S, 86_400)),
     challengeExpiresS: Math.max(10, int(env.CHALLENGE_EXPIRES_S, 600)),

@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   customType,
+  date,
   index,
   integer,
   jsonb,
@@ -646,3 +647,31 @@ export const powSpent = pgTable(
   },
   (t) => [index('pow_spent_expires').on(t.expiresAt)],
 );
+
+/**
+ * The dashboard charts' per-day counts (migration 0020): one row per (form, UTC day) with
+ * submissions, written by the worker's rollup job (server/worker/daily-rollup.ts) for closed days,
+ * never by intake. Test submissions are not counted; deliveries are those of the day's submissions.
+ */
+export const dailyCounts = pgTable(
+  'daily_counts',
+  {
+    formId: text('form_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    orgId: text('org_id').notNull(),
+    received: integer('received').notNull().default(0),
+    spam: integer('spam').notNull().default(0),
+    quarantined: integer('quarantined').notNull().default(0),
+    deliveries: integer('deliveries').notNull().default(0),
+    sent: integer('sent').notNull().default(0),
+    rolledAt: ts('rolled_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.day] }), index('daily_counts_org_day').on(t.orgId, t.day)],
+);
+
+/** A rollup's watermark: every day before `rolled_until` has been rolled at least once. */
+export const rollupState = pgTable('rollup_state', {
+  name: text('name').primaryKey(),
+  rolledUntil: date('rolled_until', { mode: 'string' }).notNull(),
+  ranAt: ts('ran_at'),
+});

@@ -1,6 +1,7 @@
 import type { Deps } from '../core/deps.js';
 import { deleteExpiredPowSpent } from '../domain/pow.js';
 import { deleteOldCodeTries } from './code-tries-expiry.js';
+import { rollDaily } from './daily-rollup.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
 import { deleteExpiredKeys } from './idempotency-expiry.js';
 import { releaseHeld } from './quota-release.js';
@@ -28,6 +29,8 @@ export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'idempotency-expiry', run: (deps) => deleteExpiredKeys(deps) },
   { name: 'code-tries-expiry', run: (deps) => deleteOldCodeTries(deps) },
   { name: 'pow-spent-expiry', run: (deps) => deleteExpiredPowSpent(deps) },
+  // after retention: a re-rolled day counts what retention left of it
+  { name: 'daily-rollup', run: (deps) => rollDaily(deps) },
   // last: it vacuums what the jobs before it deleted
   { name: 'embedded-vacuum', run: vacuumEmbedded },
 ];

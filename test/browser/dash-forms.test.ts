@@ -106,4 +106,52 @@ describe.skipIf(noBrowser)('dashboard forms in Chromium', () => {
     expect(row).toContain('enforce · v1');
     expect(await axeProblems(page)).toEqual([]);
   });
+
+  it('draws the 30-day chart without a CSP report, accessible, with its numbers one click away', async () => {
+    const made = await http(stack.base, 'POST', '/v1/forms', key, { name: 'Charted' });
+    const id = made.json.id as string;
+    for (let i = 0; i < 3; i++) {
+      const r = await http(stack.base, 'POST', `/s/${id}`, undefined, { email: `c${i}@example.com`, message: 'hi' });
+      expect(r.status).toBe(200);
+    }
+    const reports: string[] = [];
+    const onConsole = (m: { text(): string }) => {
+      if (/Content Security Policy/i.test(m.text())) reports.push(m.text());
+    };
+    page.on('console', onConsole);
+    try {
+      for (const path of ['/app/forms', `/app/forms/${id}`]) {
+        await page.goto(`${stack.base}${path}`);
+        const box = await page.$eval('svg.chart-svg', (svg) => {
+          const r = svg.getBoundingClientRect();
+          return { width: r.width, height: r.height };
+        });
+        expect(box.width).toBeGreaterThan(300);
+        expect(box.height).toBeGreaterThan(50);
+        // today's bar is drawn in the received colour and has height
+        const bar = await page.$eval('svg.chart-svg rect.chart-received', (r) => ({
+          fill: (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(r).fill,
+          height: r.getBoundingClientRect().height,
+        }));
+        expect(bar.fill).toBe('rgb(59, 76, 202)');
+        expect(bar.height).toBeGreaterThan(0);
+        // the table is folded away until its summary is clicked
+        const hidden = `!document.querySelector('.chart details').open`;
+        expect(await page.evaluate(hidden)).toBe(true);
+        await page.click('.chart summary');
+        expect(await page.evaluate(hidden)).toBe(false);
+        expect(
+          await page.evaluate(`document.querySelector('.chart-table').getBoundingClientRect().height`),
+        ).toBeGreaterThan(100);
+        const today = new Date().toISOString().slice(0, 10);
+        const row = await page.$eval('.chart-table tbody tr', (tr) => tr.textContent ?? '');
+        expect(row.startsWith(today)).toBe(true);
+        expect(row).toContain('3');
+        expect(await axeProblems(page)).toEqual([]);
+      }
+      expect(reports).toEqual([]);
+    } finally {
+      page.off('console', onConsole);
+    }
+  });
 });

@@ -3,8 +3,10 @@ import { formOps } from '../../../shared/contracts/forms.js';
 import { ApiError } from '../../core/errors.js';
 import { getFormRow } from '../../domain/form-rows.js';
 import { buildVerify } from '../../present/embed.js';
+import { dailyChart } from '../../services/charts.js';
 import type { FormRow } from '../../services/forms.js';
 import { embedFor, formWithCounts, updateForm } from '../../services/forms.js';
+import { DailyChartCard } from '../chart.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
 import { Badge, Copyable, done, page, Time } from '../render.js';
@@ -116,9 +118,13 @@ async function formPage(
   row: FormRow,
   failed: { values: Values; failure: Failure; status: ReturnType<typeof statusOf> } | null,
 ) {
-  const { deps } = c.var;
+  const { deps, actor } = c.var;
   allow(c, formOps.embed);
-  const [form, embed] = await Promise.all([formWithCounts(deps, row), embedFor(deps, row).then((r) => r.embed)]);
+  const [form, embed, chart] = await Promise.all([
+    formWithCounts(deps, row),
+    embedFor(deps, row).then((r) => r.embed),
+    dailyChart(deps, actor, { formId: row.id }),
+  ]);
   const verify = buildVerify(form.submit_url, row.settings.allowed_origins);
   const hosted = `/f/${encodeURIComponent(form.id)}`;
   return page(
@@ -160,6 +166,7 @@ async function formPage(
         <h3>Submit URL</h3>
         <Copyable id="submit-url" text={form.submit_url} label="submit URL" />
       </section>
+      <DailyChartCard id="chart" subject={form.name} chart={chart} />
       <SettingsForm c={c} formId={form.id} values={failed?.values ?? valuesOf(form)} failure={failed?.failure} />
       <section class="card" aria-labelledby="embed">
         <h2 id="embed">Embed snippets</h2>

@@ -3,8 +3,10 @@ import type { FC } from 'hono/jsx';
 import { FORM_STATUSES, formOps, SCHEMA_MODES } from '../../../shared/contracts/forms.js';
 import { projectOps } from '../../../shared/contracts/projects.js';
 import { pageOf } from '../../core/pagination.js';
+import { dailyChart } from '../../services/charts.js';
 import { createForm, listForms } from '../../services/forms.js';
 import { listProjects } from '../../services/projects.js';
+import { DailyChartCard } from '../chart.js';
 import { FilterBar, named, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
@@ -63,9 +65,11 @@ async function listPage(
   // Empty filter fields mean "any"; the rest is checked by the API's own query schema.
   const raw = Object.fromEntries(Object.entries(c.req.query()).filter(([, v]) => v !== ''));
   const q = queryFor(formOps.list, raw);
-  const [list, projects] = await Promise.all([
+  const [list, projects, chart] = await Promise.all([
     listForms(deps, actor, pageOf(q, 'form'), q),
     listProjects(deps, actor, pageOf({ limit: 200 }, 'project')),
+    // Every form of the organization, or of the project the filter names, summed.
+    dailyChart(deps, actor, { project: q.project }),
   ]);
   const projectSlug = new Map(projects.data.map((p) => [p.id, p.slug]));
   const filtered = Boolean(q.project || q.tag || q.status || q.cursor);
@@ -91,6 +95,9 @@ async function listPage(
         </div>
         <StatusFilter id="f-status" statuses={FORM_STATUSES} value={q.status} />
       </FilterBar>
+      {list.data.length ? (
+        <DailyChartCard id="chart" subject={q.project ? `project ${q.project}` : 'all forms'} chart={chart} />
+      ) : null}
       {list.data.length ? (
         <FormTable forms={list.data} projectSlug={projectSlug} />
       ) : filtered ? (
