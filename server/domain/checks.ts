@@ -11,7 +11,8 @@ export type Verdict =
         | 'turnstile_failed'
         | 'over_quota'
         | 'schema_violation'
-        | 'spam_suspected';
+        | 'spam_suspected'
+        | 'duplicate';
     };
 
 export const CONTROL_FIELDS = new Set(['cf-turnstile-response']);

@@ -10,6 +10,8 @@ export const QUARANTINE_REASONS = [
   'turnstile_failed',
   'over_quota',
   'spam_suspected',
+  /** extension: settings.unique found the same values already received (duplicate_of names the first) */
+  'duplicate',
 ] as const;
 
 export const SpamSignal = z
@@ -25,7 +27,12 @@ export const Submission = z
     id: z.string(),
     form_id: z.string(),
     status: z.enum(SUBMISSION_STATUSES),
-    quarantine_reason: z.enum(QUARANTINE_REASONS).nullable().meta({ description: 'null unless quarantined' }),
+    quarantine_reason: z.enum(QUARANTINE_REASONS).nullable().meta({
+      description: 'null unless quarantined; duplicate (extension): settings.unique found the values already received',
+    }),
+    duplicate_of: z.string().nullable().meta({
+      description: 'extension: the first submission with the same settings.unique values (set on a duplicate)',
+    }),
     test: z.boolean().meta({ description: 'sent with _test: true' }),
     data: z.record(z.string(), z.unknown()).meta({
       description: 'fields as sent, control fields (_*) removed; files appear as fl_ ids',
