@@ -174,7 +174,8 @@ function fieldOp(op: string, arg: unknown, path: string, state: State, depth: nu
     case '$in':
     case '$nin': {
       const list = listOperand(arg, path, state, depth);
-      const hit = (v: unknown) => (Array.isArray(v) ? v.some((x) => list.some((w) => same(x, w))) : list.some((w) => same(v, w)));
+      const hit = (v: unknown) =>
+        Array.isArray(v) ? v.some((x) => list.some((w) => same(x, w))) : list.some((w) => same(v, w));
       return op === '$in' ? hit : (v) => !hit(v);
     }
     case '$gt':

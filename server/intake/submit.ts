@@ -375,7 +375,8 @@ async function checkUnderLock(
   const routes = moved ? await readFormRoutes(tx, org.id, form) : d.entry.routes;
   if (form.sandbox) await admitSandboxSubmission(tx, form.id, d.now);
   if (quotaLock && (await overQuota(tx, deps, org, d.now))) return { routes, verdict: OVER_QUOTA, issues: null };
-  const first = verdict.status === 'received' && d.unique ? await claimUnique(tx, form.id, d.unique, d.id, d.now) : null;
+  const first =
+    verdict.status === 'received' && d.unique ? await claimUnique(tx, form.id, d.unique, d.id, d.now) : null;
   if (first) return { routes, verdict: DUPLICATE, issues: null, duplicateOf: first };
   return { routes, verdict, issues, retryAfter };
 }

@@ -27,7 +27,7 @@ export const Delivery = z
     status: z.enum(DELIVERY_STATUSES).meta({
       description:
         'pending → sending → sent | failed (retried) | dead; skipped when planned outside the window or quality ' +
-        'or not matching the route\'s match (extension); ' +
+        "or not matching the route's match (extension); " +
         'held while its submission is over the monthly quota (released to pending when the plan allows)',
     }),
     skip_reason: z.enum(SKIP_REASONS).nullable().meta({

@@ -119,7 +119,9 @@ const receiver = fileReceivers();
 
 async function hookRoute(source: Record<string, string>, match: unknown) {
   const hook = await receiver();
-  const dest = await t.api('POST', '/v1/destinations', key, { json: { type: 'webhook', name: 'h', config: { url: hook.url } } });
+  const dest = await t.api('POST', '/v1/destinations', key, {
+    json: { type: 'webhook', name: 'h', config: { url: hook.url } },
+  });
   expect(dest.status).toBe(201);
   const r = await t.api('POST', '/v1/routes', key, { json: { ...source, destination_id: dest.json.id, match } });
   expect(r.status, JSON.stringify(r.json)).toBe(201);
@@ -152,18 +154,29 @@ describe('routes with match over the API', () => {
     expect(bad.json.error.hint).toBeTruthy();
     expect(bad.json.error.details.issues[0].path).toBe('match.$and.1.data.age.$gtx');
     const digest = await t.api('POST', '/v1/routes', key, {
-      json: { form_id: form.id, destination_id: dest, mode: { type: 'digest', cron: '0 9 * * *', timezone: 'UTC' }, match: { 'data.a': 1 } },
+      json: {
+        form_id: form.id,
+        destination_id: dest,
+        mode: { type: 'digest', cron: '0 9 * * *', timezone: 'UTC' },
+        match: { 'data.a': 1 },
+      },
     });
     expect(digest.status).toBe(422);
-    const patched = await t.api('PATCH', `/v1/routes/${route.id}`, key, { json: { match: { 'data.topic': 'support' } } });
+    const patched = await t.api('PATCH', `/v1/routes/${route.id}`, key, {
+      json: { match: { 'data.topic': 'support' } },
+    });
     expect(patched.json.match).toEqual({ 'data.topic': 'support' });
-    const badPatch = await t.api('PATCH', `/v1/routes/${route.id}`, key, { json: { match: { 'data.x': { $regex: 'a' } } } });
+    const badPatch = await t.api('PATCH', `/v1/routes/${route.id}`, key, {
+      json: { match: { 'data.x': { $regex: 'a' } } },
+    });
     expect(badPatch.status).toBe(422);
     expect(badPatch.json.error.details.issues[0].path).toBe('match.data.x.$regex');
     const cleared = await t.api('PATCH', `/v1/routes/${route.id}`, key, { json: { match: null } });
     expect(cleared.json.match).toBeNull();
     expect((await t.api('PATCH', `/v1/routes/${route.id}`, otherKey, { json: { match: null } })).status).toBe(404);
-    const reserved = await t.api('POST', '/v1/routes', key, { json: { form_id: form.id, destination_id: dest, filter: 'x' } });
+    const reserved = await t.api('POST', '/v1/routes', key, {
+      json: { form_id: form.id, destination_id: dest, filter: 'x' },
+    });
     expect(reserved.json.error.code).toBe('expressions_not_enabled');
   });
 
@@ -207,7 +220,12 @@ describe('routes with match over the API', () => {
             properties: { customer_name: { type: 'string' }, country: { type: 'string' } },
           },
         },
-        sources: [{ form_id: form.id, mapping: { customer_name: { from: 'fullName' }, country: { from: 'cty', default: 'NL' } } }],
+        sources: [
+          {
+            form_id: form.id,
+            mapping: { customer_name: { from: 'fullName' }, country: { from: 'cty', default: 'NL' } },
+          },
+        ],
       },
     });
     expect(stream.status, JSON.stringify(stream.json)).toBe(201);
@@ -219,7 +237,11 @@ describe('routes with match over the API', () => {
     const ds = await deliveriesOf(sid);
     const st = (r: { route: { id: string } }) => ds.find((d) => d.route_id === r.route.id)?.skip_reason ?? 'planned';
     expect([st(mapped), st(dflt), st(raw)]).toEqual(['planned', 'planned', 'match']);
-    const [req] = await until('the mapped webhook', async () => (mapped.hook.requests.length ? mapped.hook.requests : null), 15_000);
+    const [req] = await until(
+      'the mapped webhook',
+      async () => (mapped.hook.requests.length ? mapped.hook.requests : null),
+      15_000,
+    );
     expect(req.json.data.customer_name).toBe('Ada L');
   });
 });

@@ -49,7 +49,9 @@ describe('settings.unique', () => {
   it('stores a repeat quarantined/duplicate naming the first; only the first is delivered', async () => {
     const form = await uniqueForm({ fields: ['email'] });
     const hook = await receiver();
-    const dest = await t.api('POST', '/v1/destinations', key, { json: { type: 'webhook', name: 'h', config: { url: hook.url } } });
+    const dest = await t.api('POST', '/v1/destinations', key, {
+      json: { type: 'webhook', name: 'h', config: { url: hook.url } },
+    });
     await t.api('POST', '/v1/routes', key, { json: { form_id: form.id, destination_id: dest.json.id } });
     const a = await post(form.id, { email: 'Ada@Example.net', n: 1 });
     expect(a).toMatchObject({ ok: true, status: 'received' });
@@ -105,7 +107,9 @@ describe('settings.unique', () => {
     const form = await uniqueForm({ fields: ['email'], window_days: 1 });
     const a = await post(form.id, { email: 'win@example.net' });
     expect((await post(form.id, { email: 'win@example.net' })).duplicate).toBe(true);
-    await t.deps.database.rows(sql`update unique_claims set expires_at = now() - interval '1 second' where form_id = ${form.id}`);
+    await t.deps.database.rows(
+      sql`update unique_claims set expires_at = now() - interval '1 second' where form_id = ${form.id}`,
+    );
     const c = await post(form.id, { email: 'win@example.net' });
     expect(c.status).toBe('received');
     const d = await post(form.id, { email: 'win@example.net' });
