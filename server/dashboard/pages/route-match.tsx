@@ -129,7 +129,8 @@ export function matchValues(match: unknown): Values {
 }
 
 const ConditionRow: FC<{ i: number; v: Values }> = ({ i, v }) => (
-  <div class="match-row" role="group" aria-label={`Condition ${i + 1}`}>
+  <fieldset class="match-row">
+    <legend>{`Row ${i + 1}`}</legend>
     <label for={`m-field-${i}`}>Field</label>
     <input
       id={`m-field-${i}`}
@@ -147,7 +148,7 @@ const ConditionRow: FC<{ i: number; v: Values }> = ({ i, v }) => (
     </select>
     <label for={`m-value-${i}`}>Value</label>
     <input id={`m-value-${i}`} name={`m_value_${i}`} value={v[`m_value_${i}`] ?? ''} />
-  </div>
+  </fieldset>
 );
 
 /** The condition fieldset of the route form; errors of `match…` paths are shown under it. */
