@@ -241,7 +241,9 @@ async function decideAndStore(
 function storesAtOnce(d: Decision): boolean {
   if (d.parsed.files.length || d.entry.form.sandbox) return false;
   if (d.cheap.status !== 'received') return true;
-  if (d.rateLimit || d.turnstile || d.unique || d.schema?.drift.length) return false;
+  // settings.unique claims in the statement; with an idempotency key too, the transaction decides
+  // (a claim must never outlive a write that lost to the key).
+  if (d.rateLimit || d.turnstile || (d.unique && d.idemKey) || d.schema?.drift.length) return false;
   const verdict = d.schema?.violation?.verdict ?? d.cheap;
   return !(verdict.status === 'received' && d.quotaApplies);
 }
@@ -253,8 +255,12 @@ async function storeAtOnce(deps: Deps, d: Decision): Promise<Outcome> {
   const submission = submissionRow(d, verdict, violation?.issues ?? null);
   const planned = entry.form.status === 'paused' ? [] : planFromRoutes(entry.routes, planInput(entry, submission));
   const eventType = eventTypeOf(entry.form, verdict.status);
-  const written = await writeInOneStatement(deps.database, entry, submission, planned, eventType, deps.handoff);
+  const unique = verdict.status === 'received' ? d.unique : null;
+  const written = await writeInOneStatement(deps.database, entry, submission, planned, eventType, deps.handoff, unique);
   if (written.result === 'stale') throw new StaleEntry();
+  // Another submission holds these values: stored as a duplicate through the transaction (unique.ts).
+  if (written.result === 'claimed')
+    return store(deps, d, { verdict, issues: violation?.issues ?? null, schema: d.schema }, false);
   if (written.result === 'repeat') return replayRepeat(deps, d);
   if (written.dispatched || written.pending) deps.wake();
   return storedOutcome(

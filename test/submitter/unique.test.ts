@@ -117,6 +117,22 @@ describe('settings.unique', () => {
     expect(c.submission_id).not.toBe(a.submission_id);
   });
 
+  it('with an idempotency key: a repeat of the key is the original, a new key with the same values a duplicate', async () => {
+    const form = await uniqueForm({ fields: ['email'] });
+    const withKey = (k: string) =>
+      t.request('POST', `/s/${form.id}`, {
+        json: { email: 'idem@example.net' },
+        headers: { accept: 'application/json', 'idempotency-key': k },
+      });
+    const a = (await withKey('k1')).json;
+    expect(a.status).toBe('received');
+    const again = (await withKey('k1')).json;
+    expect(again).toMatchObject({ submission_id: a.submission_id, idempotent: true });
+    const b = (await withKey('k2')).json;
+    expect(b).toMatchObject({ status: 'quarantined', duplicate: true });
+    expect((await submission(b.submission_id)).duplicate_of).toBe(a.submission_id);
+  });
+
   it('deleting the first submission frees its values', async () => {
     const form = await uniqueForm({ fields: ['email'] });
     const a = await post(form.id, { email: 'del@example.net' });
