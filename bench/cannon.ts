@@ -15,6 +15,8 @@ export interface CannonJob {
   amount?: number;
   /** requests per second over all connections; unset: as fast as the server answers */
   rate?: number;
+  /** autocannon puts a fresh id in place of each `[<id>]` of the body (a value unique per post) */
+  idReplacement?: boolean;
 }
 
 export interface CannonResult {
@@ -45,6 +47,7 @@ async function run() {
     connections: job.connections,
     ...(job.amount ? { amount: job.amount } : { duration: job.duration ?? 10 }),
     ...(job.rate ? { overallRate: job.rate } : {}),
+    ...(job.idReplacement ? { idReplacement: true } : {}),
     timeout: 30,
     // Non-2xx answers are errors, not accepted submissions: keep them out of the latency figures.
     excludeErrorStats: true,

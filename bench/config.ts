@@ -27,6 +27,8 @@ export interface BenchConfig {
   intakeWorker: boolean;
   /** requests per second of the measured intake runs; null: as fast as each server answers */
   intakeRate: number | null;
+  /** each pair's service run is followed by one on a form with `unique` and a route `match` */
+  intakeVariant: boolean;
   /** restarts timed in the start part (its start_ms is their median) */
   starts: number;
   /** seconds after the last start before the boot RSS is read */
@@ -72,6 +74,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     settleTimeoutS: num(env, 'BENCH_SETTLE_TIMEOUT_S', 180),
     intakeWorker: env.BENCH_INTAKE_WORKER !== 'false',
     intakeRate: env.BENCH_INTAKE_RATE ? num(env, 'BENCH_INTAKE_RATE', 0) : null,
+    intakeVariant: env.BENCH_INTAKE_VARIANT !== 'false',
     starts: Math.round(num(env, 'BENCH_STARTS', 3)),
     bootWaitS: num(env, 'BENCH_BOOT_WAIT_S', 30, 0),
   };
@@ -95,6 +98,8 @@ export const USAGE = `Settings (environment):
   BENCH_BACKLOG           deliveries released in the drain part (default 5000)
   BENCH_DRAIN_TIMEOUT_S   wait for the drain at most this long (default 300)
   BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
+  BENCH_INTAKE_VARIANT    false: no match + unique run after each service run (intake_match_unique_cpu_ratio: its
+                          server CPU per stored submission over the plain form's, same pair)
   BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
                           (not the benchmark's figure: the service delivers as it takes submissions)
   BENCH_PAIRS also sets the spam part's plain/spam run pairs (each BENCH_DURATION_S long, at BENCH_INTAKE_RATE or 150/s)

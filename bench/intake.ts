@@ -48,9 +48,21 @@ export interface RunRow {
   cpu: CpuSpent;
 }
 
+/** The match-and-unique variant of a pair's service run: server CPU per stored submission beside the plain form's. */
+export interface VariantRow {
+  pair: number;
+  stored: number;
+  rps: number;
+  /** server CPU ms per stored submission: the variant's, and the plain run's of the same pair */
+  cpuPer: number | null;
+  plainCpuPer: number | null;
+}
+
 export interface IntakeResult {
   runs: RunRow[];
   ratios: number[];
+  /** the variant runs (a route `match` and form `unique`); empty without the service */
+  variants: VariantRow[];
   rssIdleMb: number | null;
   rssLoadMb: number | null;
 }
@@ -210,6 +222,51 @@ async function tidy(ctx: Ctx, sql: NonNullable<Ctx['store']['sql']>, label: stri
   }
 }
 
+/** What the variant's form has: `unique` on the email (varied per post) and a route condition that matches. */
+const VARIANT_RULES = {
+  settings: { unique: { fields: ['email'] } },
+  match: { $and: [{ 'data.topic': 'pricing' }, { 'data.consent': true }, { 'data.message': { $contains: 'team' } }] },
+};
+
+const cpuPer = (cpu: CpuSpent, stored: number) => (cpu.server !== null && stored > 0 ? cpu.server / stored : null);
+
+/**
+ * Right after a pair's plain service run, the same load on a form with `unique` (each post a fresh
+ * address, so every one is received and claims) and a `match` on its route: the cost of the two
+ * features per stored submission, in the same service, the same run, next to the plain form's.
+ */
+async function variantRun(ctx: Ctx, pair: number, plain: RunRow, expects: Expect[]): Promise<VariantRow> {
+  const { cfg } = ctx;
+  const svc = ctx.svc as Service;
+  const tenant = ctx.tenant as Tenant;
+  const form = await tenant.form(`bench match+unique ${pair}`, VARIANT_RULES);
+  await quiet(ctx, `match+unique run ${pair}`);
+  progress(`pair ${pair}/${cfg.pairs}: service, match + unique ${cfg.durationS} s`);
+  const meter = cpuMeter(() => svc.pids(), ctx.store.kind === 'postgres');
+  const r = await runCannon({
+    url: `${svc.base}/s/${form}`,
+    body: submissionBody({ email: 'person-[<id>]@example.com' }),
+    connections: cfg.connections,
+    duration: cfg.durationS,
+    idReplacement: true,
+    ...(cfg.intakeRate ? { rate: cfg.intakeRate } : {}),
+  });
+  const cpu = meter.stop();
+  describeErrors(`match+unique run ${pair}`, r, ctx);
+  const stored = await storedFor(ctx.store, svc, tenant.key, form);
+  if (cfg.intakeWorker) {
+    expects.push({ form, expected: stored.received });
+    await settle(ctx, expects, `match+unique run ${pair}`);
+  }
+  return {
+    pair,
+    stored: stored.received,
+    rps: Math.min(accepted(r), stored.received) / r.durationS,
+    cpuPer: cpuPer(cpu, stored.received),
+    plainCpuPer: cpuPer(plain.cpu, plain.stored),
+  };
+}
+
 export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   const { cfg } = ctx;
   const withService = cfg.parts.has('intake');
@@ -254,6 +311,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
 
   const runs: RunRow[] = [];
   const ratios: number[] = [];
+  const variants: VariantRow[] = [];
   for (let pair = 1; pair <= cfg.pairs; pair += 1) {
     let serviceRps: number | null = null;
     if (svc && tenant) {
@@ -302,6 +360,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
         cpu,
       });
       serviceRps = rps;
+      if (cfg.intakeVariant) variants.push(await variantRun(ctx, pair, runs[runs.length - 1], expects));
     }
     if (baseline) {
       const key = `run-${pair}`;
@@ -340,7 +399,7 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   }
   await baseline?.stop();
   const loads = runs.map((x) => x.rssMaxMb).filter((v): v is number => v !== null);
-  return { runs, ratios, rssIdleMb, rssLoadMb: loads.length ? Math.max(...loads) : null };
+  return { runs, ratios, variants, rssIdleMb, rssLoadMb: loads.length ? Math.max(...loads) : null };
 }
 
 export function intakeFigures(res: IntakeResult) {
@@ -352,5 +411,14 @@ export function intakeFigures(res: IntakeResult) {
     intake_p99_ms: svc.length ? median(svc.map((r) => r.r.p99)) : null,
     baseline_rps: base.length ? median(base.map((r) => r.rps)) : null,
     intake_vs_baseline: res.ratios.length ? median(res.ratios) : null,
+    intake_match_unique_cpu_ratio: variantRatio(res.variants),
   };
+}
+
+/** Median over the pairs of (variant CPU per stored submission) / (plain CPU per stored submission). */
+function variantRatio(rows: VariantRow[]): number | null {
+  const ratios = rows
+    .filter((v) => v.cpuPer !== null && v.plainCpuPer !== null && v.plainCpuPer > 0)
+    .map((v) => (v.cpuPer as number) / (v.plainCpuPer as number));
+  return ratios.length ? median(ratios) : null;
 }

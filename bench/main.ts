@@ -171,6 +171,14 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     }
     if (cfg.parts.has('baseline')) figures.push(['baseline_rps', f.baseline_rps]);
     if (f.intake_vs_baseline !== null) figures.push(['intake_vs_baseline', f.intake_vs_baseline]);
+    if (f.intake_match_unique_cpu_ratio !== null) {
+      figures.push(['intake_match_unique_cpu_ratio', f.intake_match_unique_cpu_ratio]);
+      out.push(
+        `match + unique / plain, server CPU per stored submission per pair: ${res.intake.variants
+          .map((v) => (v.cpuPer !== null && v.plainCpuPer ? fmt(v.cpuPer / v.plainCpuPer, 3) : '—'))
+          .join(', ')} (${res.intake.variants.map((v) => `${fmt(v.rps)} req/s`).join(', ')})`,
+      );
+    }
   }
   if (res.e2e) {
     const e = res.e2e;
@@ -249,7 +257,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
   }
   if (notes.length) out.push('', 'Notes', ...notes.map((n) => `- ${n}`));
   const named = figures.map(
-    ([n, v]) => [n, v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' || n === 'spam_cpu_ratio' ? 3 : 2)] as const,
+    ([n, v]) =>
+      [
+        n,
+        v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' || n === 'spam_cpu_ratio' || n === 'intake_match_unique_cpu_ratio' ? 3 : 2),
+      ] as const,
   );
   out.push(
     '',

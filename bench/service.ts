@@ -223,13 +223,21 @@ export async function setupTenant(svc: Service, smtp: Smtp, hookUrl: string) {
   const destinationId = dest.json.id as string;
   return {
     key,
-    /** A new form with one route to the receiver; returns its id. */
-    async form(name: string): Promise<string> {
+    /**
+     * A new form with one route to the receiver; returns its id. `rules` adds form settings and a
+     * route `match` (the match-and-unique variant of the intake phase).
+     */
+    async form(name: string, rules: { settings?: Record<string, unknown>; match?: unknown } = {}): Promise<string> {
       const form = await http(svc.base, 'POST', '/v1/forms', key, { name });
       if (form.status !== 201) throw new Error(`create form: ${form.status} ${JSON.stringify(form.json)}`);
+      if (rules.settings) {
+        const set = await http(svc.base, 'PATCH', `/v1/forms/${form.json.id}`, key, { settings: rules.settings });
+        if (set.status !== 200) throw new Error(`form settings: ${set.status} ${JSON.stringify(set.json)}`);
+      }
       const route = await http(svc.base, 'POST', '/v1/routes', key, {
         form_id: form.json.id,
         destination_id: destinationId,
+        ...(rules.match ? { match: rules.match } : {}),
       });
       if (route.status !== 201) throw new Error(`create route: ${route.status} ${JSON.stringify(route.json)}`);
       return form.json.id as string;

@@ -1,12 +1,13 @@
 /**
- * zod schema → oclif flags. Only scalars become typed flags (string, number, integer, boolean,
- * enum); anything nested is left to `--data`. Flag names are the wire names in kebab-case
+ * zod schema → oclif flags. Scalars become typed flags (string, number, integer, boolean, enum), and
+ * a JSON object field (a record, e.g. a route's `match`) a flag that takes JSON; anything else
+ * nested is left to `--data`. Flag names are the wire names in kebab-case
  * (`notify_email` → `--notify-email`); each flag remembers its wire name so values map back.
  */
 import { Flags } from '@oclif/core';
 import type { z } from '../shared/contracts/common.js';
 
-export type ScalarKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum';
+export type ScalarKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'json';
 export interface FieldSpec {
   wire: string;
   flag: string;
@@ -77,6 +78,8 @@ function scalarOf(s: ZodLike): Omit<FieldSpec, 'wire' | 'flag'> | null {
       return { kind: isInt(core) ? 'integer' : 'number', description };
     case 'boolean':
       return { kind: 'boolean', description };
+    case 'record':
+      return { kind: 'json', description };
     case 'enum':
       return { kind: 'enum', options: Object.values(d.entries ?? {}).map(String), description };
     case 'literal':
@@ -140,6 +143,18 @@ const num = (integer: boolean) => async (input: string) => {
   return n;
 };
 
+/** A JSON object flag's value ('null' clears the field where the API allows it). */
+async function jsonObject(input: string) {
+  let v: unknown;
+  try {
+    v = JSON.parse(input);
+  } catch (err) {
+    throw new Error(`expects a JSON object, e.g. '{"data.topic": "sales"}': ${(err as Error).message}`);
+  }
+  if (v !== null && (typeof v !== 'object' || Array.isArray(v))) throw new Error('expects a JSON object (or null)');
+  return v as Record<string, unknown> | null;
+}
+
 /** One oclif flag for a field. Booleans take --x / --no-x. */
 export function flagFor(f: FieldSpec, extra = '') {
   const description = [f.description, extra].filter(Boolean).join(' ') || undefined;
@@ -151,6 +166,8 @@ export function flagFor(f: FieldSpec, extra = '') {
       return Flags.custom<number>({ description, parse: num(f.kind === 'integer'), helpValue: `<${f.kind}>` })();
     case 'enum':
       return Flags.option({ description, options: f.options as readonly string[] })();
+    case 'json':
+      return Flags.custom<Record<string, unknown> | null>({ description, parse: jsonObject, helpValue: "'<json>'" })();
     default:
       return Flags.string({ description });
   }
@@ -160,6 +177,7 @@ export function flagFor(f: FieldSpec, extra = '') {
 export function exampleValue(f: FieldSpec): string {
   if (f.kind === 'enum') return f.options?.[0] ?? 'value';
   if (f.kind === 'integer' || f.kind === 'number') return '10';
+  if (f.kind === 'json') return `'{}'`;
   if (f.wire === 'name') return 'Contact';
   if (f.wire.endsWith('email')) return 'you@example.com';
   if (f.wire.endsWith('url')) return 'https://example.com/hook';

@@ -40,9 +40,9 @@ export const GUIDANCE: Record<string, Guidance> = {
     then: ['routes_create'],
   },
   routes_create: {
-    when: 'to connect a form or stream to a destination',
+    when: 'to connect a form or stream to a destination (match: a JSON condition, e.g. {"data.topic": "sales"})',
     then: ['intake_submit', 'deliveries_list'],
-    note: 'send a _test submission, then list deliveries by submission_id',
+    note: 'send a _test submission, then list deliveries by submission_id (skip_reason "match": the condition did not match)',
   },
   intake_submit: {
     when: 'to send a submission as a website would: the form fields go next to formId; _test: true marks a test',

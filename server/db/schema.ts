@@ -189,6 +189,8 @@ export const submissions = pgTable(
     idempotencyKey: text('idempotency_key'),
     subjectHint: text('subject_hint'),
     receivedAt: ts('received_at').notNull().defaultNow(),
+    /** settings.unique: the submission that first claimed this one's values (quarantined `duplicate`). */
+    duplicateOf: text('duplicate_of'),
     /**
      * What `q` searches: the id and every string and number of data at any depth (numbers as
      * written), lowercased, as the text of one JSON array (SQL function formsvc_search_text).
@@ -209,6 +211,25 @@ export const submissions = pgTable(
     // The monthly quota count and retention both read an organization's submissions by time.
     index('submissions_org_received').on(t.orgId, t.receivedAt),
     uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey).where(sql`idempotency_key is not null`),
+  ],
+);
+
+/**
+ * settings.unique's claims: the first received submission of each (form, normalised values), until
+ * `expires_at` (null: for good). Taken in the intake transaction (intake/unique.ts); the foreign key
+ * to submissions is deferred (the claim comes first) and cascades on delete.
+ */
+export const uniqueClaims = pgTable(
+  'unique_claims',
+  {
+    formId: text('form_id').notNull(),
+    key: text('key').notNull(),
+    submissionId: text('submission_id').notNull(),
+    expiresAt: ts('expires_at'),
+  },
+  (t) => [
+    primaryKey({ name: 'unique_claims_pkey', columns: [t.formId, t.key] }),
+    index('unique_claims_submission').on(t.submissionId),
   ],
 );
 
@@ -284,6 +305,8 @@ export const routes = pgTable(
     quality: jsonb('quality').$type<{ exclude_spam: boolean; exclude_quarantined: boolean }>().notNull(),
     filter: text('filter'),
     transform: text('transform'),
+    /** A validated condition (domain/match.ts) a submission must meet to be delivered; null = all. */
+    match: jsonb('match').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -12,7 +12,8 @@ export type Verdict =
         | 'challenge_failed'
         | 'over_quota'
         | 'schema_violation'
-        | 'spam_suspected';
+        | 'spam_suspected'
+        | 'duplicate';
     };
 
 /** Challenge answers: Turnstile's token, the proof-of-work widget's payload (its default name). */

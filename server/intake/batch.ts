@@ -32,7 +32,8 @@ export interface BatchItem {
   hooks: Record<string, unknown>[];
 }
 
-export type BatchResult = 'stored' | 'stale' | 'repeat';
+/** `claimed`: settings.unique's values are held by another submission (unique.ts); nothing was written. */
+export type BatchResult = 'stored' | 'stale' | 'repeat' | 'claimed';
 
 export const MAX_BATCH = 200;
 
@@ -40,7 +41,17 @@ const STATEMENT = `
 with x as (
   select * from jsonb_to_recordset($1::text::jsonb) as x(id text, org_id text, form_id text, status text,
     quarantine_reason text, test boolean, data jsonb, form_schema_version integer, issues jsonb, spam jsonb,
-    meta jsonb, client_ip text, idempotency_key text, subject_hint text, received_at timestamptz, gen bigint)
+    meta jsonb, client_ip text, idempotency_key text, subject_hint text, received_at timestamptz, gen bigint,
+    unique_key text, unique_expires timestamptz)
+),
+c as (
+  insert into unique_claims (form_id, key, submission_id, expires_at)
+  select x.form_id, x.unique_key, x.id, x.unique_expires
+  from x join organizations o on o.id = x.org_id and o.config_gen = x.gen
+  where x.unique_key is not null
+  on conflict (form_id, key) do update set submission_id = excluded.submission_id, expires_at = excluded.expires_at
+  where unique_claims.expires_at <= now()
+  returning submission_id
 ),
 s as (
   insert into submissions (id, org_id, form_id, status, quarantine_reason, test, data, form_schema_version,
@@ -48,6 +59,7 @@ s as (
   select x.id, x.org_id, x.form_id, x.status, x.quarantine_reason, x.test, x.data, x.form_schema_version,
     x.issues, x.spam, x.meta, x.client_ip, x.idempotency_key, x.subject_hint, x.received_at
   from x join organizations o on o.id = x.org_id and o.config_gen = x.gen
+  where x.unique_key is null or x.id in (select submission_id from c)
   on conflict (form_id, idempotency_key) where idempotency_key is not null do nothing
   returning id
 ),
@@ -85,7 +97,8 @@ h as (
     created_at timestamptz, sid text)
   where y.sid in (select id from s)
 )
-select x.id, (x.id in (select id from s)) as stored, (o.config_gen is not distinct from x.gen) as current
+select x.id, (x.id in (select id from s)) as stored, (o.config_gen is not distinct from x.gen) as current,
+  (x.unique_key is not null and x.id not in (select submission_id from c)) as claimed
 from x left join organizations o on o.id = x.org_id`;
 
 interface Waiting {
@@ -130,9 +143,9 @@ export class IntakeBatcher {
   }
 
   /**
-   * The next group, in arrival order. Two writes with the same idempotency key never share a
-   * statement (one INSERT … ON CONFLICT cannot decide between rows it inserts itself): the later
-   * one waits for the next group, where it finds the first stored and is a repeat.
+   * The next group, in arrival order. Two writes with the same idempotency key, or the same
+   * settings.unique claim, never share a statement (one INSERT … ON CONFLICT cannot decide between
+   * rows it inserts itself): the later one waits for the next group, where it finds the first stored.
    */
   private take(): Waiting[] {
     const group: Waiting[] = [];
@@ -141,10 +154,13 @@ export class IntakeBatcher {
     for (const w of this.queue) {
       const s = w.item.submission;
       const key = s.idempotency_key === null ? null : `${s.form_id}\u0000${s.idempotency_key}`;
-      if (group.length >= MAX_BATCH || (key !== null && keys.has(key))) rest.push(w);
-      else {
+      const claim = s.unique_key ? `${s.form_id}\u0001${s.unique_key}` : null;
+      if (group.length >= MAX_BATCH || (key !== null && keys.has(key)) || (claim !== null && keys.has(claim))) {
+        rest.push(w);
+      } else {
         group.push(w);
         if (key !== null) keys.add(key);
+        if (claim !== null) keys.add(claim);
       }
     }
     this.queue = rest;
@@ -185,18 +201,22 @@ export class IntakeBatcher {
   }
 
   private async statement(items: BatchItem[]): Promise<BatchResult[]> {
-    const rows = await this.database.prepared<{ id: string; stored: boolean; current: boolean }>(STATEMENT, [
-      JSON.stringify(items.map((i) => i.submission)),
-      JSON.stringify(items.flatMap((i) => i.deliveries)),
-      JSON.stringify(items.flatMap((i) => i.events)),
-      JSON.stringify(items.flatMap((i) => i.hooks)),
-    ]);
+    const rows = await this.database.prepared<{ id: string; stored: boolean; current: boolean; claimed: boolean }>(
+      STATEMENT,
+      [
+        JSON.stringify(items.map((i) => i.submission)),
+        JSON.stringify(items.flatMap((i) => i.deliveries)),
+        JSON.stringify(items.flatMap((i) => i.events)),
+        JSON.stringify(items.flatMap((i) => i.hooks)),
+      ],
+    );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return items.map((i) => {
       const r = byId.get(i.submission.id as string);
       if (!r) throw new Error(`intake batch: no answer for ${String(i.submission.id)}`);
       if (r.stored) return 'stored';
-      return r.current ? 'repeat' : 'stale';
+      if (!r.current) return 'stale';
+      return r.claimed ? 'claimed' : 'repeat';
     });
   }
 }

@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import { destinations, routes, streamSources, streams } from '../db/schema.js';
 import { applyMapping, type Mapping, pickSource, selectorsOf } from '../streams/mapping.js';
 import { policyOf } from '../worker/policy.js';
+import { failsMatch } from './route-match.js';
 
 export interface PlanInput {
   orgId: string;
@@ -147,10 +148,18 @@ function streamViews(candidatesOf: FormRoutes['viaStreams'], input: PlanInput) {
   return views;
 }
 
+/** `match` when the route's condition (extension) rejects the submission: over the mapped data on a stream route. */
+function matchSkip(route: Route, input: PlanInput, view: StreamView | undefined): 'match' | null {
+  if (route.match === null) return null;
+  const { submission: s } = input;
+  const ctx = () => ({ data: view?.data ?? s.data, meta: s.meta, submission: { test: s.test, status: s.status } });
+  return failsMatch(route, ctx) ? 'match' : null;
+}
+
 /**
  * The delivery rows of one submission, one per applicable route of the form and of every stream it
  * feeds: disabled routes plan nothing, digest routes are collected per period later, window and
- * quality rules plan a `skipped` row, everything else is `pending` and due now. An over-quota
+ * quality rules and a route's `match` that rejects it plan a `skipped` row, everything else is `pending` and due now. An over-quota
  * submission is not the visitor's fault, so only the window rule applies to it and its due routes
  * are planned `held` (never claimed; the release job makes them pending when the plan allows). A
  * stream delivery's payload is mapped now and kept: a later publish or mapping change never
@@ -166,7 +175,7 @@ export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
     .filter(({ route }) => route.mode.type !== 'digest')
     .map(({ route, type, enabled, view }) => {
       const id = newId('delivery');
-      const skip = skipReason(route, input.submission.status, input.now, !held);
+      const skip = skipReason(route, input.submission.status, input.now, !held) ?? matchSkip(route, input, view);
       const status = skip ? 'skipped' : held ? 'held' : 'pending';
       return {
         id,

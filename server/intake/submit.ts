@@ -27,6 +27,7 @@ import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.j
 import { coerceFormData } from './coerce.js';
 import { type Parsed, parseSubmission } from './parse.js';
 import { type FormRoutes, planFromRoutes, readFormRoutes } from './plan.js';
+import { claimUnique, type UniqueClaim, uniqueClaimOf } from './unique.js';
 import { submissionEvent, writeInOneStatement } from './write.js';
 
 export type { FormRow } from '../db/rows.js';
@@ -63,6 +64,7 @@ const RATE_LIMITED: Verdict = { status: 'quarantined', reason: 'rate_limited' };
 const TURNSTILE_FAILED: Verdict = { status: 'quarantined', reason: 'turnstile_failed' };
 const OVER_QUOTA: Verdict = { status: 'quarantined', reason: 'over_quota' };
 const SPAM_SUSPECTED: Verdict = { status: 'quarantined', reason: 'spam_suspected' };
+const DUPLICATE: Verdict = { status: 'quarantined', reason: 'duplicate' };
 
 /**
  * POST /s/{formId}, in the spec's order: parse → strip control fields → cheap checks that store
@@ -102,6 +104,8 @@ export async function intake(deps: Deps, input: IntakeRequest, first: IntakeEntr
  * which of the checks that count (rate limit, quota) or ask (challenge) still apply.
  */
 interface Decision {
+  /** the submission's id, known before it is stored (a unique claim names it) */
+  id: string;
   entry: IntakeEntry;
   parsed: Parsed;
   now: Date;
@@ -124,6 +128,8 @@ interface Decision {
   /** null when the form has no current schema or the cheap checks stopped the submission */
   schema: IntakeSchemaResult | null;
   quotaApplies: boolean;
+  /** settings.unique's claim of a received, non-test submission (unique.ts); null otherwise */
+  unique: UniqueClaim | null;
 }
 
 /** Pure: reads nothing, awaits nothing. */
@@ -165,6 +171,7 @@ function decide(
           ? SPAM_SUSPECTED
           : RECEIVED;
   return {
+    id: newId('submission'),
     entry,
     parsed,
     now,
@@ -181,6 +188,7 @@ function decide(
     pow: asksForPow(settings.challenge) ? { payload: control.altcha ?? input.header(POW_HEADER) } : null,
     schema: cheap.status === 'received' ? checkAgainstSchema(form, entry.schema, data) : null,
     quotaApplies: !control.test && limitsOf(deps.config, org, now).submissions_per_month !== null,
+    unique: cheap.status === 'received' && !control.test ? uniqueClaimOf(settings.unique, form.id, data, now) : null,
   };
 }
 
@@ -237,7 +245,9 @@ async function decideAndStore(
 function storesAtOnce(d: Decision): boolean {
   if (d.parsed.files.length || d.entry.form.sandbox) return false;
   if (d.cheap.status !== 'received') return true;
-  if (d.rateLimit || d.turnstile || d.pow || d.schema?.drift.length) return false;
+  // settings.unique claims in the statement; with an idempotency key too, the transaction decides
+  // (a claim must never outlive a write that lost to the key).
+  if (d.rateLimit || d.turnstile || d.pow || (d.unique && d.idemKey) || d.schema?.drift.length) return false;
   const verdict = d.schema?.violation?.verdict ?? d.cheap;
   return !(verdict.status === 'received' && d.quotaApplies);
 }
@@ -249,8 +259,12 @@ async function storeAtOnce(deps: Deps, d: Decision): Promise<Outcome> {
   const submission = submissionRow(d, verdict, violation?.issues ?? null);
   const planned = entry.form.status === 'paused' ? [] : planFromRoutes(entry.routes, planInput(entry, submission));
   const eventType = eventTypeOf(entry.form, verdict.status);
-  const written = await writeInOneStatement(deps.database, entry, submission, planned, eventType, deps.handoff);
+  const unique = verdict.status === 'received' ? d.unique : null;
+  const written = await writeInOneStatement(deps.database, entry, submission, planned, eventType, deps.handoff, unique);
   if (written.result === 'stale') throw new StaleEntry();
+  // Another submission holds these values: stored as a duplicate through the transaction (unique.ts).
+  if (written.result === 'claimed')
+    return store(deps, d, { verdict, issues: violation?.issues ?? null, schema: d.schema }, false);
   if (written.result === 'repeat') return replayRepeat(deps, d);
   if (written.dispatched || written.pending) deps.wake();
   return storedOutcome(
@@ -292,7 +306,7 @@ async function challengeThenSchema(deps: Deps, input: IntakeRequest, d: Decision
 async function store(deps: Deps, d: Decision, checked: Checked, authoritative: boolean): Promise<Outcome> {
   const result = await deps.database.db.transaction(async (tx) => {
     const locked = await spendThen(tx, checked.spend, await checkUnderLock(tx, deps, d, checked, authoritative));
-    const submission = submissionRow(d, locked.verdict, locked.issues);
+    const submission = submissionRow(d, locked.verdict, locked.issues, locked.duplicateOf);
     const inserted = await tx
       .insert(submissions)
       .values(submission)
@@ -332,6 +346,8 @@ interface Locked {
   issues: unknown[] | null;
   /** seconds until the rate-limit window lets the next one in */
   retryAfter?: number;
+  /** settings.unique: the first submission with these values, when this one repeats them */
+  duplicateOf?: string;
 }
 
 /**
@@ -343,7 +359,8 @@ interface Locked {
  *   organization being set up changes often);
  * - the sandbox's allowance;
  * - the quota, counted once under the organization's row, which the gen read locks when the quota
- *   applies (the release of held deliveries takes it too).
+ *   applies (the release of held deliveries takes it too);
+ * - settings.unique's claim, for a submission still received (unique.ts).
  * Both counts are exact under concurrency and across processes.
  */
 async function checkUnderLock(
@@ -374,6 +391,9 @@ async function checkUnderLock(
   const routes = moved ? await readFormRoutes(tx, org.id, form) : d.entry.routes;
   if (form.sandbox) await admitSandboxSubmission(tx, form.id, d.now);
   if (quotaLock && (await overQuota(tx, deps, org, d.now))) return { routes, verdict: OVER_QUOTA, issues: null };
+  const first =
+    verdict.status === 'received' && d.unique ? await claimUnique(tx, form.id, d.unique, d.id, d.now) : null;
+  if (first) return { routes, verdict: DUPLICATE, issues: null, duplicateOf: first };
   return { routes, verdict, issues, retryAfter };
 }
 
@@ -404,10 +424,10 @@ async function overQuota(db: Db, deps: Deps, org: OrgRow, now: Date): Promise<bo
   return (await quotaUsed(db, org.id, now)) >= max;
 }
 
-function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null): SubmissionRow {
+function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null, duplicateOf?: string): SubmissionRow {
   const { form, org } = d.entry;
   return {
-    id: newId('submission'),
+    id: d.id,
     orgId: org.id,
     formId: form.id,
     status: v.status,
@@ -423,6 +443,7 @@ function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null): Submi
     idempotencyKey: d.idemKey,
     subjectHint: d.control.subject ?? null,
     receivedAt: d.now,
+    duplicateOf: duplicateOf ?? null,
   };
 }
 

@@ -5,6 +5,7 @@ import { eventRow, hookDeliveryRows } from '../events.js';
 import { intakeBatcher } from './batch.js';
 import type { IntakeEntry } from './cache.js';
 import type { planFromRoutes } from './plan.js';
+import type { UniqueClaim } from './unique.js';
 
 /** search_text is computed by the database (a generated column): intake never writes it. */
 type Planned = ReturnType<typeof planFromRoutes>;
@@ -47,7 +48,7 @@ function snake(row: Record<string, unknown>, skip?: string) {
   return out;
 }
 
-export type OneStatementResult = 'stored' | 'stale' | 'repeat';
+export type OneStatementResult = 'stored' | 'stale' | 'repeat' | 'claimed';
 
 /**
  * Intake's common case in one statement, one round trip: the submission, its planned deliveries,
@@ -55,7 +56,9 @@ export type OneStatementResult = 'stored' | 'stale' | 'repeat';
  * requests' writes when the database is busy (batch.ts). `stale` when the organization's
  * config_gen no longer equals the gen the caller decided with (cache.ts), `repeat` when the
  * idempotency key was taken (ON CONFLICT): either way nothing is written. `eventType` null appends
- * no event (spam). `pending`: deliveries left for a claim (the caller wakes the workers for them);
+ * no event (spam). `unique`: settings.unique's claim of a received submission, taken in the same
+ * statement; `claimed` when another submission holds it (nothing written: the caller stores it
+ * through the transaction, as a duplicate). `pending`: deliveries left for a claim (the caller wakes the workers for them);
  * those handed off are queued in this process's worker.
  */
 export async function writeInOneStatement(
@@ -65,12 +68,13 @@ export async function writeInOneStatement(
   planned: Planned,
   eventType: 'submission.received' | 'submission.quarantined' | null,
   handoff?: Handoff,
+  unique?: UniqueClaim | null,
 ): Promise<{ result: OneStatementResult; dispatched: number; pending: number }> {
   const { deliveryRows, claimed } = deliveryRowsOf(entry, row, planned, handoff);
   const event = eventType ? eventRow(submissionEvent(eventType, row, planned)) : null;
   const hooks = event && eventType ? hookDeliveryRows(entry.hooks[eventType], event) : [];
   const result = await intakeBatcher(database).write({
-    submission: submissionRecord(row, entry.gen),
+    submission: submissionRecord(row, entry.gen, unique ?? null),
     deliveries: deliveryRows,
     events: event ? [{ ...snake(event), sid: row.id }] : [],
     hooks: hooks.map((h) => ({ ...snake(h), sid: row.id })),
@@ -82,7 +86,7 @@ export async function writeInOneStatement(
 }
 
 /** The submission row as the statement's JSON (snake_case), with the config gen it was decided with. */
-function submissionRecord(row: SubmissionRow, gen: IntakeEntry['gen']) {
+function submissionRecord(row: SubmissionRow, gen: IntakeEntry['gen'], unique: UniqueClaim | null) {
   return {
     id: row.id,
     org_id: row.orgId,
@@ -100,6 +104,8 @@ function submissionRecord(row: SubmissionRow, gen: IntakeEntry['gen']) {
     subject_hint: row.subjectHint,
     received_at: row.receivedAt,
     gen,
+    unique_key: unique?.key ?? null,
+    unique_expires: unique?.expiresAt ?? null,
   };
 }
 

@@ -74,6 +74,14 @@ export function originRejectedPage(formName: string, origin: string): string {
   );
 }
 
+/** An HTML post repeating values settings.unique already received (stored quarantined, reason duplicate). */
+export function alreadyReceivedPage(formName: string): string {
+  return page(
+    `Already received · ${formName}`,
+    `<h1>Already received</h1><p>A submission with these details was already received by <strong>${escapeHtml(formName)}</strong>. This form takes one per person, so there is no need to send it again.</p>`,
+  );
+}
+
 /** 429 for an HTML post over the form's rate limit. */
 export function rateLimitedPage(formName: string, retryAfterS: number): string {
   return page(

@@ -17,6 +17,7 @@ export function presentRoute(r: RouteRow, counts: RouteOut['counts'] = { deliver
     quality: r.quality,
     filter: r.filter,
     transform: r.transform,
+    match: (r.match ?? null) as RouteOut['match'],
     counts,
     created_at: r.createdAt.toISOString(),
   };

@@ -18,6 +18,7 @@ export function presentSubmission(s: SubmissionRow): SubmissionOut {
     form_id: s.formId,
     status: s.status as SubmissionOut['status'],
     quarantine_reason: s.status === 'quarantined' ? (s.quarantineReason as SubmissionOut['quarantine_reason']) : null,
+    duplicate_of: s.duplicateOf ?? null,
     test: s.test,
     data: s.data,
     form_schema_version: s.formSchemaVersion,

@@ -12,7 +12,13 @@ import { mount } from '../http/mount.js';
 import { currentEntry, intakeEntry } from '../intake/cache.js';
 import { receive } from '../intake/receive.js';
 import type { Outcome } from '../intake/submit.js';
-import { fixAnswersPage, originRejectedPage, rateLimitedPage, thanksPage } from '../present/intake-pages.js';
+import {
+  alreadyReceivedPage,
+  fixAnswersPage,
+  originRejectedPage,
+  rateLimitedPage,
+  thanksPage,
+} from '../present/intake-pages.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 
 /** CORS per the spec: an empty allowed_origins lets any origin post and echoes it. */
@@ -136,6 +142,9 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
       return c.html(fixAnswersPage(name, (s.issues ?? []) as SchemaIssue[], entry.schema?.ui), 422) as never;
     }
     const paused = out.form.status === 'paused';
+    // settings.unique: the person learns it was already received rather than a second "thank you".
+    const duplicate = s.quarantineReason === 'duplicate';
+    if (html && duplicate) return c.html(alreadyReceivedPage(name), 200) as never;
     if (html) return c.redirect(redirectTarget(c, out), 303) as never;
     const body: z.output<typeof SubmitResult> = {
       ok: s.status !== 'quarantined',
@@ -145,6 +154,7 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
       ...(s.test ? { deliveries: out.deliveryIds } : {}),
       ...(out.fileIds.length ? { attachments: out.fileIds.map((id) => ({ id })) } : {}),
       ...(paused ? { paused: true } : {}),
+      ...(duplicate ? { duplicate: true } : {}),
     };
     return send(c, body, paused ? 202 : 200);
   });

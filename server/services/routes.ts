@@ -14,6 +14,7 @@ import { lockStream } from './streams.js';
 
 export type { RouteRow } from '../db/rows.js';
 
+import { matchIssue } from '../domain/match.js';
 import { routeCounts } from '../domain/route-counts.js';
 
 export { routeCounts } from '../domain/route-counts.js';
@@ -30,6 +31,7 @@ interface RouteRules {
   enabled?: boolean;
   filter?: string | null;
   transform?: string | null;
+  match?: Record<string, unknown> | null;
 }
 
 async function withCounts(db: Db, row: RouteRow) {
@@ -88,6 +90,26 @@ function checkWindow(w: { from?: string | null; until?: string | null }): Window
   return window;
 }
 
+/**
+ * A route's `match` (extension) must compile (domain/match.ts): 422 naming the bad part. A digest
+ * collects a period's submissions without planning each, so it takes no condition.
+ */
+function checkMatch(match: Record<string, unknown> | null | undefined, mode: Mode) {
+  if (match === undefined || match === null) return;
+  const issue = matchIssue(match);
+  if (issue) {
+    throw new ApiError('validation_failed', `The route's match condition is invalid at ${issue.path}.`, {
+      hint: 'See docs/routing-conditions.md: paths start with data., meta. or submission.; operators $eq $ne $in $nin $gt $gte $lt $lte $exists $contains $and $or $not.',
+      details: { issues: [issue] },
+    });
+  }
+  if (mode.type === 'digest') {
+    throw invalid('A digest route takes no match condition.', [
+      { path: 'match', message: 'use an instant route for a condition, or remove match' },
+    ]);
+  }
+}
+
 /** Digest periods collect one form's submissions; a stream route delivers each mapped submission instantly. */
 function refuseStreamDigest(streamId: string | null, mode: Mode) {
   if (streamId === null || mode.type !== 'digest') return;
@@ -126,6 +148,7 @@ export async function createRoute(deps: Deps, actor: Actor, body: z.output<typeo
   refuseExpressions(body);
   const mode = checkMode(body.mode);
   refuseStreamDigest(body.stream_id ?? null, mode);
+  checkMatch(body.match, mode);
   const window = checkWindow(body.window ?? {});
   const quality: Quality = { exclude_spam: true, exclude_quarantined: true, ...defined(body.quality) };
   const row = await deps.database.db.transaction(async (tx) => {
@@ -143,6 +166,7 @@ export async function createRoute(deps: Deps, actor: Actor, body: z.output<typeo
         mode,
         window,
         quality,
+        match: body.match ?? null,
       })
       .returning();
     return inserted;
@@ -204,12 +228,14 @@ export async function updateRoute(
   if (mode) refuseStreamDigest(current.streamId, mode);
   const window = body.window ? checkWindow({ ...current.window, ...defined(body.window) }) : undefined;
   const quality = body.quality ? { ...current.quality, ...defined(body.quality) } : undefined;
+  checkMatch(body.match === undefined ? current.match : body.match, mode ?? (current.mode as Mode));
   const changes = {
     ...(body.destination_id !== undefined ? { destinationId: body.destination_id } : {}),
     ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
     ...(mode ? { mode } : {}),
     ...(window ? { window } : {}),
     ...(quality ? { quality } : {}),
+    ...(body.match !== undefined ? { match: body.match } : {}),
   };
   if (!Object.keys(changes).length) return withCounts(db, current);
   const row = await db.transaction(async (tx) => {

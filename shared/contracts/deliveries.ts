@@ -5,7 +5,8 @@ import { body, errors, getById, IdParam, json, ListQuery, listOf, listPage, op, 
  * job makes it `pending` (due at once) when the organization's plan allows again.
  */
 export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped', 'held'] as const;
-export const SKIP_REASONS = ['window', 'quality', 'erased'] as const;
+/** `match` (extension): the route's condition did not match the submission. */
+export const SKIP_REASONS = ['window', 'quality', 'erased', 'match'] as const;
 
 export const DeliveryResult = z
   .object({
@@ -25,10 +26,13 @@ export const Delivery = z
     destination_id: z.string(),
     status: z.enum(DELIVERY_STATUSES).meta({
       description:
-        'pending → sending → sent | failed (retried) | dead; skipped when planned outside the window or quality; ' +
+        'pending → sending → sent | failed (retried) | dead; skipped when planned outside the window or quality ' +
+        "or not matching the route's match (extension); " +
         'held while its submission is over the monthly quota (released to pending when the plan allows)',
     }),
-    skip_reason: z.enum(SKIP_REASONS).nullable().meta({ description: 'why a skipped delivery was not sent' }),
+    skip_reason: z.enum(SKIP_REASONS).nullable().meta({
+      description: 'why a skipped delivery was not sent; "match" (extension): the route\'s condition did not match',
+    }),
     attempts: z.number().int(),
     next_attempt_at: Timestamp.nullable(),
     schema_version: z.number().int().nullable().meta({ description: 'stream schema version the payload conforms to' }),

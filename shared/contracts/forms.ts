@@ -86,6 +86,23 @@ export const SpamSettings = z
   })
   .meta({ id: 'SpamSettings' });
 
+/** One per person (extension): docs/unique.md. */
+export const UniqueSettings = z
+  .strictObject({
+    fields: z.array(z.string().min(1).max(100)).min(1).max(10).meta({
+      description: 'the data fields that identify a person, e.g. ["email"]; compared trimmed and case-folded',
+    }),
+    window_days: z.number().positive().max(36_500).nullable().optional().meta({
+      description: 'how long the first submission holds its values (days); absent or null: for good',
+    }),
+  })
+  .meta({
+    id: 'UniqueSettings',
+    description:
+      'extension: a later received submission with the same values is stored quarantined, reason duplicate, ' +
+      'with duplicate_of naming the first; its JSON answer carries duplicate: true',
+  });
+
 /** Known settings keys; unknown keys are kept as given (the spec calls settings free-form). */
 export const FormSettings = z
   .looseObject({
@@ -111,6 +128,7 @@ export const FormSettings = z
     retention_days: z.number().int().min(1).max(36_500).nullable().optional().meta({
       description: 'delete this form’s submissions after this many days (the plan’s retention wins when shorter)',
     }),
+    unique: UniqueSettings.nullable().optional(),
   })
   .meta({ id: 'FormSettings' });
 

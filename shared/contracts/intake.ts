@@ -10,6 +10,10 @@ export const SubmitResult = z
     idempotent: z.boolean().optional(),
     deliveries: z.array(z.string()).optional().meta({ description: 'delivery ids, for _test submissions' }),
     attachments: z.array(z.object({ id: z.string() })).optional(),
+    duplicate: z.boolean().optional().meta({
+      description:
+        'extension: true when settings.unique found the same values already received (stored quarantined, reason duplicate)',
+    }),
   })
   .meta({ id: 'SubmitResult' });
 

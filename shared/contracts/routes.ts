@@ -41,6 +41,16 @@ const Expression = z
   .optional()
   .meta({ description: 'reserved: any value other than null answers 422 expressions_not_enabled' });
 
+export const RouteMatch = z.record(z.string(), z.unknown()).meta({
+  id: 'RouteMatch',
+  description:
+    'extension: a JSON condition a submission must meet for this route to deliver it, else its delivery is ' +
+    'skipped with skip_reason "match". Keys are dotted paths rooted at data, meta or submission (test, status) ' +
+    'or the combinators $and, $or (lists) and $not; a path takes a bare value ($eq) or operators $eq $ne $in ' +
+    '$nin $gt $gte $lt $lte $exists $contains $not. On a stream route, data is the mapped payload. At most 8 ' +
+    'levels deep and 100 parts. Example: {"data.topic": "sales", "data.seats": {"$gte": 5}}',
+});
+
 export const Route = z
   .object({
     id: z.string(),
@@ -56,6 +66,7 @@ export const Route = z
     quality: z.object({ exclude_spam: z.boolean(), exclude_quarantined: z.boolean() }),
     filter: z.string().nullable(),
     transform: z.string().nullable(),
+    match: RouteMatch.nullable().meta({ description: 'extension: null when the route takes every submission' }),
     counts: z.object({
       deliveries: z.number().int().meta({ description: 'deliveries planned for this route' }),
       sent: z.number().int().meta({ description: 'of which sent' }),
@@ -75,6 +86,7 @@ export const CreateRouteBody = z
     enabled: z.boolean().optional().meta({ description: 'default true' }),
     filter: Expression,
     transform: Expression,
+    match: RouteMatch.nullable().optional(),
   })
   .refine((b) => (b.form_id === undefined) !== (b.stream_id === undefined), {
     message: 'give exactly one source: form_id or stream_id',
@@ -91,6 +103,7 @@ export const UpdateRouteBody = z
     enabled: z.boolean().optional(),
     filter: Expression,
     transform: Expression,
+    match: RouteMatch.nullable().optional().meta({ description: 'replaces the condition; null removes it' }),
   })
   .meta({ id: 'UpdateRouteBody', description: 'the source (form_id or stream_id) cannot change' });
 
@@ -115,7 +128,7 @@ export const routeOps = {
     path: '/v1/routes',
     operationId: 'routes_create',
     tags,
-    summary: 'Connect a form (or stream) to a destination: mode, window, quality, enabled',
+    summary: 'Connect a form (or stream) to a destination: mode, window, quality, match, enabled',
     request: { body: body(CreateRouteBody) },
     responses: {
       201: json(Route, 'Created'),
@@ -140,7 +153,7 @@ export const routeOps = {
     path: '/v1/routes/{id}',
     operationId: 'routes_update',
     tags,
-    summary: 'Change destination, mode, window, quality or enabled (not the source)',
+    summary: 'Change destination, mode, window, quality, match or enabled (not the source)',
     request: { params: IdParam, body: body(UpdateRouteBody) },
     responses: {
       200: json(Route),

@@ -11,6 +11,8 @@ export const QUARANTINE_REASONS = [
   'over_quota',
   'spam_suspected',
   'challenge_failed',
+  /** extension: settings.unique found the same values already received (duplicate_of names the first) */
+  'duplicate',
 ] as const;
 
 /**
@@ -55,7 +57,10 @@ export const Submission = z
     status: z.enum(SUBMISSION_STATUSES),
     quarantine_reason: z.enum(QUARANTINE_REASONS).nullable().meta({
       description:
-        'null unless quarantined; spam_suspected and challenge_failed (a missing, wrong, expired or replayed proof-of-work solution) are extensions',
+        'null unless quarantined; spam_suspected, challenge_failed (a missing, wrong, expired or replayed proof-of-work solution) and duplicate (settings.unique found the values already received) are extensions',
+    }),
+    duplicate_of: z.string().nullable().meta({
+      description: 'extension: the first submission with the same settings.unique values (set on a duplicate)',
     }),
     test: z.boolean().meta({ description: 'sent with _test: true' }),
     data: z.record(z.string(), z.unknown()).meta({

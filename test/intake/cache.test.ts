@@ -120,6 +120,7 @@ describe('intake cache', () => {
         idempotencyKey: null,
         subjectHint: null,
         receivedAt: now,
+        duplicateOf: null,
       },
       [],
       'submission.received',

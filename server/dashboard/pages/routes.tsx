@@ -8,6 +8,7 @@ import type { DashEnv } from '../env.js';
 import { allow, bodyFor, queryFor } from '../input.js';
 import { Badge, CsrfField, done, Empty, ErrorBox, PostForm, page } from '../render.js';
 import { type Issue, issuesAt } from './forms-ui.js';
+import { MatchFields, matchFromForm, matchValues } from './route-match.js';
 import { Check, Choice, choices, Field, formValues, namesOf, qs, type Values, validationIssues } from './routing-ui.js';
 
 type Route = Awaited<ReturnType<typeof getRoute>>;
@@ -21,6 +22,12 @@ const modeText = (m: Route['mode']) => (m.type === 'instant' ? 'Instant' : `Dige
 
 const qualityText = (q: Route['quality']) =>
   [q.exclude_spam ? 'no spam' : 'spam too', q.exclude_quarantined ? 'no quarantined' : 'quarantined too'].join(', ');
+
+/** A route's condition in a table cell: its JSON, shortened. */
+const conditionText = (m: NonNullable<Route['match']>) => {
+  const json = JSON.stringify(m);
+  return json.length > 80 ? `${json.slice(0, 79)}…` : json;
+};
 
 /** A route source's choices of one kind, valued `form:<id>` or `stream:<id>` (none: no group). */
 const SourceGroup: FC<{
@@ -85,7 +92,10 @@ export const RouteTable: FC<{
         ) : null}
         <td>{modeText(r.mode)}</td>
         <td>{windowText(r.window)}</td>
-        <td>{qualityText(r.quality)}</td>
+        <td>
+          {qualityText(r.quality)}
+          {r.match ? <span class="muted">{`; only when ${conditionText(r.match)}`}</span> : null}
+        </td>
         <td>{r.enabled ? <Badge value="enabled" /> : <Badge value="disabled" />}</td>
         <td>{`${r.counts.sent} of ${r.counts.deliveries}`}</td>
         <td>
@@ -116,6 +126,7 @@ function rules(v: Values) {
     window: { from: instant(v.from), until: instant(v.until) },
     quality: { exclude_spam: v.exclude_spam === 'on', exclude_quarantined: v.exclude_quarantined === 'on' },
     enabled: v.enabled === 'on',
+    match: matchFromForm(v),
   };
 }
 
@@ -132,6 +143,7 @@ function valuesOf(r: Route): Values {
     exclude_spam: r.quality.exclude_spam ? 'on' : '',
     exclude_quarantined: r.quality.exclude_quarantined ? 'on' : '',
     enabled: r.enabled ? 'on' : '',
+    ...matchValues(r.match),
   };
 }
 
@@ -184,6 +196,7 @@ const RuleFields: FC<{ v: Values; issues?: Issue[]; dests: Named }> = ({ v, issu
         checked={checked(v, 'exclude_quarantined')}
       />
     </fieldset>
+    <MatchFields v={v} issues={issues} />
     <Check
       id="route-enabled"
       name="enabled"
