@@ -27,6 +27,7 @@ import { say } from '../present/intake-pages.js';
 import { humanize } from '../schemas/infer.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 import type { FormRow } from '../services/forms.js';
+import { issueRenderToken, renderTokenKey } from '../spam/render-token.js';
 
 export const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 const TURNSTILE_JS = `${TURNSTILE_ORIGIN}/turnstile/v0/api.js`;
@@ -227,14 +228,17 @@ export interface HostedInput {
  * without a site key) a page saying why not. `sent` (the data of a post and its schema issues)
  * renders the values kept and each error next to its field, with status 422.
  */
-export function hostedFormResponse(
+export async function hostedFormResponse(
   c: Context<AppEnv>,
   { form, schema }: HostedInput,
   sent?: { data: unknown; issues: SchemaIssue[] },
 ) {
-  const base = c.get('deps').config.publicBaseUrl;
+  const deps = c.get('deps');
+  const base = deps.config.publicBaseUrl;
   const refused = refusal(c, base, { form, schema });
   if (refused) return refused;
+  // The time this page is shown, signed: a post sooner than settings.spam.min_seconds scores too_fast.
+  const rendered = issueRenderToken(await renderTokenKey(deps.database), form.id, deps.now().getTime());
   const { turnstile, siteKey } = challengeOf(form);
   const parsed = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
   const fields: EmbedField[] = parsed.length ? parsed : DEFAULT_FIELDS;
@@ -248,6 +252,7 @@ export function hostedFormResponse(
       elsewhere={elsewhere}
       sent={!!sent}
       challenge={{ turnstile, siteKey }}
+      rendered={rendered}
     />
   );
   return c.html(html`<!DOCTYPE html>${page}`, sent ? 422 : 200);
@@ -353,7 +358,8 @@ const HostedForm: FC<{
   elsewhere: string[];
   sent: boolean;
   challenge: { turnstile: boolean; siteKey: string };
-}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey } }) => {
+  rendered: string;
+}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey }, rendered }) => {
   const name = form.name;
   const ids = controlIds(fields);
   const placed = fields.filter((f) => state[f.name]?.error);
@@ -385,6 +391,7 @@ const HostedForm: FC<{
         {raw(fieldsHtml(fields, state))}
         <input type="text" name={honeypot} tabindex={-1} autocomplete="off" hidden />
         <input type="hidden" name="_hosted" value="1" />
+        <input type="hidden" name="_rendered" value={rendered} />
         {turnstile ? <div class="cf-turnstile" data-sitekey={siteKey}></div> : null}
         <p>
           <button type="submit">Send</button>

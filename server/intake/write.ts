@@ -99,6 +99,8 @@ function submissionRecord(row: SubmissionRow, gen: IntakeEntry['gen']) {
     idempotency_key: row.idempotencyKey,
     subject_hint: row.subjectHint,
     received_at: row.receivedAt,
+    spam_fingerprint: row.spamFingerprint,
+    spam_address: row.spamAddress,
     gen,
   };
 }

@@ -120,6 +120,8 @@ describe('intake cache', () => {
         idempotencyKey: null,
         subjectHint: null,
         receivedAt: now,
+        spamFingerprint: null,
+        spamAddress: null,
       },
       [],
       'submission.received',
