@@ -154,22 +154,23 @@ interface SpamLookups {
 
 /**
  * The spam verdict's reads, together: the organization's learning filter (the process's cache, its
- * version checked every 2 s), the velocity counts (one capped query, only for a submission with a
- * long text or an address that is no test and no honeypot catch) and the render-token key (kept in
- * the process, asked for only when a token came; checking the token reads nothing).
+ * version checked every 2 s), the velocity counts (in process on PGlite, one capped query on
+ * PostgreSQL; only for a submission with a long text or an address that is no test and no honeypot
+ * catch) and the render-token key (kept in the process, asked for only when a token came; checking
+ * the token reads nothing). `retry`: the same submission decided again on a fresh entry.
  */
 async function spamLookups(
   deps: Deps,
   entry: IntakeEntry,
   { data, control }: ReturnType<typeof fieldsOf>,
   now: Date,
+  retry: boolean,
 ): Promise<SpamLookups> {
   const orgId = entry.org.id;
   const keys = control.test || control.honeypotFilled ? NO_VELOCITY_KEYS : velocityKeys(orgId, data);
-  const since = new Date(now.getTime() - deps.config.spamVelocityWindowS * 1000);
   const [model, velocity, key] = await Promise.all([
     cachedModel(deps.database, orgId, Date.now()),
-    recentVelocity(deps.database, orgId, keys, since),
+    recentVelocity(deps.database, orgId, keys, now, deps.config.spamVelocityWindowS, !retry),
     control.rendered === undefined ? null : renderTokenKey(deps.database),
   ]);
   const renderAge =
@@ -272,7 +273,7 @@ async function decideAndStore(
   authoritative = false,
 ): Promise<Outcome> {
   const fields = fieldsOf(entry, parsed);
-  const d = decide(deps, input, entry, parsed, now, fields, await spamLookups(deps, entry, fields, now));
+  const d = decide(deps, input, entry, parsed, now, fields, await spamLookups(deps, entry, fields, now, authoritative));
   if (!authoritative && storesAtOnce(d)) return storeAtOnce(deps, d);
   if (d.idemKey) {
     const existing = await findByIdempotency(deps.database.db, entry.form.id, d.idemKey);

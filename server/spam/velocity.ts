@@ -42,19 +42,66 @@ export function velocityKeys(orgId: string, data: Record<string, unknown>): Velo
   };
 }
 
+export interface Velocity {
+  sameContent: number;
+  sameAddress: number;
+}
+
 /**
  * The organization's submissions since `since` with the same fingerprint and with the same address,
- * this one included (it is not stored yet), each count capped just past VELOCITY_LIMIT: the index
- * (org_id, key, received_at) answers it reading at most that many entries, however large a flood.
+ * this one included (it is not stored yet), each capped at VELOCITY_LIMIT. On PGlite (one process
+ * per database, by its lock) a counter in this process answers, with no read; on PostgreSQL, where
+ * several nodes share the database, one capped query (see countStored). `record` is false when the
+ * same submission is decided again (a stale entry's retry), so it counts once.
  */
 export async function recentVelocity(
   database: Database,
   orgId: string,
   keys: VelocityKeys,
-  since: Date,
-): Promise<{ sameContent: number; sameAddress: number } | undefined> {
+  now: Date,
+  windowS: number,
+  record = true,
+): Promise<Velocity | undefined> {
   if (!keys.fingerprint && !keys.address) return undefined;
-  const cap = VELOCITY_LIMIT;
+  if (database.kind === 'pglite') return countInProcess(database, keys, now.getTime(), windowS * 1000, record);
+  return countStored(database, orgId, keys, new Date(now.getTime() - windowS * 1000));
+}
+
+/** Keys kept per database before the counter starts over (a flood of distinct texts cannot grow it without bound). */
+const MAX_KEPT = 100_000;
+const counters = new WeakMap<Database, Map<string, number[]>>();
+
+/** The recent times of each key in this process (at most VELOCITY_LIMIT each), this post added. */
+function countInProcess(database: Database, keys: VelocityKeys, nowMs: number, windowMs: number, record: boolean) {
+  let seen = counters.get(database);
+  if (!seen) {
+    seen = new Map();
+    counters.set(database, seen);
+  }
+  const kept = seen;
+  const count = (k: string | null) => {
+    if (!k) return 0;
+    const times = (kept.get(k) ?? []).filter((t) => t > nowMs - windowMs);
+    if (record) {
+      times.push(nowMs);
+      if (times.length > VELOCITY_LIMIT) times.shift();
+      if (!kept.has(k) && kept.size >= MAX_KEPT) kept.clear();
+      kept.set(k, times);
+    }
+    return Math.min(VELOCITY_LIMIT, times.length); // this post included: counted now, or on its first try
+  };
+  return {
+    sameContent: count(keys.fingerprint && `t:${keys.fingerprint}`),
+    sameAddress: count(keys.address && `a:${keys.address}`),
+  };
+}
+
+/**
+ * Counted from the stored rows, each count capped at VELOCITY_LIMIT: the partial index
+ * (org_id, key, received_at) answers it reading at most that many entries, however large a flood.
+ */
+async function countStored(database: Database, orgId: string, keys: VelocityKeys, since: Date): Promise<Velocity> {
+  const cap = VELOCITY_LIMIT - 1;
   const [row] = await database.rows<{ content: number; address: number }>(sql`select
     (select count(*) from (select 1 from submissions where org_id = ${orgId} and spam_fingerprint = ${keys.fingerprint}
       and received_at > ${since.toISOString()}::timestamptz limit ${cap}) c)::int as content,
