@@ -34,6 +34,8 @@ export interface Config {
   attachmentUrlTtlS: number;
   /** How long a proof-of-work challenge (GET /s/{formId}/challenge) can be solved and sent (seconds). */
   challengeExpiresS: number;
+  /** The window in which the same text or address posted again counts towards velocity (docs/spam.md). */
+  spamVelocityWindowS: number;
   /** How long a claimed delivery stays `sending` before another worker may take it again. */
   workerLeaseMs: number;
   /** Sends in flight per worker process, and per destination (so one slow receiver cannot starve the rest). */
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
     attachmentUrlTtlS: Math.max(60, int(env.ATTACHMENT_URL_TTL_S, 86_400)),
     challengeExpiresS: Math.max(10, int(env.CHALLENGE_EXPIRES_S, 600)),
+    spamVelocityWindowS: Math.max(10, int(env.SPAM_VELOCITY_WINDOW_S, 600)),
     workerLeaseMs: int(env.WORKER_LEASE_MS, Math.max(60_000, 3 * int(env.WEBHOOK_TIMEOUT_MS, 10_000))),
     workerConcurrency: Math.max(1, int(env.WORKER_CONCURRENCY, 16)),
     workerPerDestination: Math.max(1, int(env.WORKER_PER_DESTINATION, 4)),

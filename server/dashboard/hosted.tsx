@@ -29,6 +29,7 @@ import { powScriptUrl, powWidgetHtml } from '../present/pow-widget.js';
 import { humanize } from '../schemas/infer.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 import type { FormRow } from '../services/forms.js';
+import { issueRenderToken, renderTokenKey } from '../spam/render-token.js';
 
 export const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 const TURNSTILE_JS = `${TURNSTILE_ORIGIN}/turnstile/v0/api.js`;
@@ -238,14 +239,17 @@ export interface HostedInput {
  * without a site key) a page saying why not. `sent` (the data of a post and its schema issues)
  * renders the values kept and each error next to its field, with status 422.
  */
-export function hostedFormResponse(
+export async function hostedFormResponse(
   c: Context<AppEnv>,
   { form, schema }: HostedInput,
   sent?: { data: unknown; issues: SchemaIssue[] },
 ) {
-  const base = c.get('deps').config.publicBaseUrl;
+  const deps = c.get('deps');
+  const base = deps.config.publicBaseUrl;
   const refused = refusal(c, base, { form, schema });
   if (refused) return refused;
+  // The time this page is shown, signed: a post sooner than settings.spam.min_seconds scores too_fast.
+  const rendered = issueRenderToken(await renderTokenKey(deps.database), form.id, deps.now().getTime());
   const { turnstile, siteKey, pow } = challengeOf(form);
   const parsed = schema ? fieldsFromSchema(schema.jsonSchema, schema.ui) : [];
   const fields: EmbedField[] = parsed.length ? parsed : DEFAULT_FIELDS;
@@ -259,6 +263,7 @@ export function hostedFormResponse(
       elsewhere={elsewhere}
       sent={!!sent}
       challenge={{ turnstile, siteKey, pow }}
+      rendered={rendered}
     />
   );
   return c.html(html`<!DOCTYPE html>${page}`, sent ? 422 : 200);
@@ -364,7 +369,8 @@ const HostedForm: FC<{
   elsewhere: string[];
   sent: boolean;
   challenge: { turnstile: boolean; siteKey: string; pow: boolean };
-}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey, pow } }) => {
+  rendered: string;
+}> = ({ form, fields, state, elsewhere, sent, challenge: { turnstile, siteKey, pow }, rendered }) => {
   const name = form.name;
   const ids = controlIds(fields);
   const placed = fields.filter((f) => state[f.name]?.error);
@@ -396,6 +402,7 @@ const HostedForm: FC<{
         {raw(fieldsHtml(fields, state))}
         <input type="text" name={honeypot} tabindex={-1} autocomplete="off" hidden />
         <input type="hidden" name="_hosted" value="1" />
+        <input type="hidden" name="_rendered" value={rendered} />
         {turnstile ? <div class="cf-turnstile" data-sitekey={siteKey}></div> : null}
         {/* The widget solves the form's proof-of-work challenge when the form is sent (domain/pow.ts). */}
         {pow ? raw(powWidgetHtml('', form.id)) : null}

@@ -198,6 +198,12 @@ export const submissions = pgTable(
      * null until then, and a null row is searched by computing the same text on the fly.
      */
     searchText: text('search_text'),
+    /**
+     * Velocity (docs/spam.md): a hash of the submission's long text values, and of its first email
+     * address, each null when it has none; counted across the organization's recent submissions.
+     */
+    spamFingerprint: text('spam_fingerprint'),
+    spamAddress: text('spam_address'),
   },
   (t) => [
     index('submissions_org').on(t.orgId, t.id),
@@ -211,6 +217,10 @@ export const submissions = pgTable(
     // The monthly quota count and retention both read an organization's submissions by time.
     index('submissions_org_received').on(t.orgId, t.receivedAt),
     uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey).where(sql`idempotency_key is not null`),
+    index('submissions_spam_fingerprint')
+      .on(t.orgId, t.spamFingerprint, t.receivedAt)
+      .where(sql`spam_fingerprint is not null`),
+    index('submissions_spam_address').on(t.orgId, t.spamAddress, t.receivedAt).where(sql`spam_address is not null`),
   ],
 );
 

@@ -31,6 +31,8 @@ export interface Control {
   altcha?: string;
   /** `_hosted`: the post came from the form's hosted page (/f/{formId}), which a 422 answer re-renders. */
   hosted?: boolean;
+  /** `_rendered`: the page's signed render time (server/spam/render-token.ts), checked by the spam verdict. */
+  rendered?: string;
 }
 
 /** A honeypot is filled when any of its values is (a repeated one, or a file). */
@@ -60,6 +62,7 @@ export function splitControl(fields: Record<string, unknown>, honeypot: string, 
       if (k === '_subject' && typeof s === 'string') control.subject = s.slice(0, 300);
       if (k === 'cf-turnstile-response' && typeof s === 'string') control.turnstileToken = s;
       if (k === 'altcha' && typeof s === 'string') control.altcha = s;
+      if (k === '_rendered' && typeof s === 'string') control.rendered = s.slice(0, 100);
       if (k === '_hosted') control.hosted = s === true || (typeof s === 'string' && TRUE.has(s.toLowerCase()));
       continue;
     }

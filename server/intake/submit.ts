@@ -22,6 +22,8 @@ import { admitSandboxSubmission } from '../services/sandboxes.js';
 import { checkAgainstSchema, type IntakeSchemaResult } from '../services/schemas.js';
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
+import { renderAgeS, renderTokenKey } from '../spam/render-token.js';
+import { NO_VELOCITY_KEYS, recentVelocity, type VelocityKeys, velocityKeys } from '../spam/velocity.js';
 import { type SpamResult, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
 import { coerceFormData } from './coerce.js';
@@ -120,6 +122,8 @@ interface Decision {
   cheap: Verdict;
   /** the spam verdict's score, reasons and signals, recorded on every submission */
   spam: SpamResult;
+  /** stored with the submission, for the velocity counts of the ones after it */
+  velocityKeys: VelocityKeys;
   rateLimit: RateLimit | null;
   /** set when the form asks for a Turnstile challenge: its own secret, if it has one */
   turnstile: { secret: string | undefined } | null;
@@ -132,18 +136,10 @@ interface Decision {
   unique: UniqueClaim | null;
 }
 
-/** Pure: reads nothing, awaits nothing. */
-function decide(
-  deps: Deps,
-  input: IntakeRequest,
-  entry: IntakeEntry,
-  parsed: Parsed,
-  now: Date,
-  model: BayesModel | null,
-): Decision {
+/** The data and the control fields of a request. Pure. */
+function fieldsOf(entry: IntakeEntry, parsed: Parsed): { data: Record<string, unknown>; control: Control } {
   const { form, org } = entry;
-  const settings = form.settings;
-  const honeypot = typeof settings.honeypot_field === 'string' ? settings.honeypot_field : '_gotcha';
+  const honeypot = typeof form.settings.honeypot_field === 'string' ? form.settings.honeypot_field : '_gotcha';
   const fileIds = parsed.files.length ? new Set(parsed.files.map((f) => f.id)) : undefined;
   const split = splitControl(parsed.fields, honeypot, fileIds);
   const { control } = split;
@@ -153,11 +149,71 @@ function decide(
     parsed.encoding !== 'json' && entry.rules ? coerceFormData(split.data, entry.rules, org.timezone) : split.data;
   // A sandbox form keeps only inert test submissions: no deliveries, events or outbound traffic.
   if (form.sandbox) control.test = true;
+  return { data, control };
+}
+
+/** What the spam verdict reads besides the request. */
+interface SpamLookups {
+  model: BayesModel | null;
+  velocityKeys: VelocityKeys;
+  velocity: { sameContent: number; sameAddress: number } | undefined;
+  /** seconds since the page was shown; `bad` for a token that does not verify; null without one */
+  renderAge: number | 'bad' | null;
+}
+
+/**
+ * The spam verdict's reads, together: the organization's learning filter (the process's cache, its
+ * version checked every 2 s), the velocity counts (in process on PGlite, one capped query on
+ * PostgreSQL; only for a submission with a long text or an address that is no test and no honeypot
+ * catch) and the render-token key (kept in the process, asked for only when a token came; checking
+ * the token reads nothing). `retry`: the same submission decided again on a fresh entry.
+ */
+async function spamLookups(
+  deps: Deps,
+  entry: IntakeEntry,
+  { data, control }: ReturnType<typeof fieldsOf>,
+  now: Date,
+  retry: boolean,
+): Promise<SpamLookups> {
+  const orgId = entry.org.id;
+  const keys = control.test || control.honeypotFilled ? NO_VELOCITY_KEYS : velocityKeys(orgId, data);
+  const [model, velocity, key] = await Promise.all([
+    cachedModel(deps.database, orgId, Date.now()),
+    recentVelocity(deps.database, orgId, keys, now, deps.config.spamVelocityWindowS, !retry),
+    control.rendered === undefined ? null : renderTokenKey(deps.database),
+  ]);
+  const renderAge =
+    key && control.rendered !== undefined ? renderAgeS(key, entry.form.id, control.rendered, now.getTime()) : null;
+  return { model, velocityKeys: keys, velocity, renderAge };
+}
+
+/** Pure: reads nothing, awaits nothing. */
+function decide(
+  deps: Deps,
+  input: IntakeRequest,
+  entry: IntakeEntry,
+  parsed: Parsed,
+  now: Date,
+  { data, control }: ReturnType<typeof fieldsOf>,
+  lookups: SpamLookups,
+): Decision {
+  const { form, org } = entry;
+  const settings = form.settings;
   const originHeader = input.header('origin');
   const userAgent = input.header('user-agent');
   const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
+  const { model, velocity, renderAge } = lookups;
   const spam = spamVerdict(
-    { data, honeypotFilled: control.honeypotFilled, userAgent, ip: input.ip, renderAgeS: null, model },
+    {
+      data,
+      honeypotFilled: control.honeypotFilled,
+      userAgent,
+      ip: input.ip,
+      renderAgeS: typeof renderAge === 'number' ? renderAge : null,
+      badRenderToken: renderAge === 'bad',
+      model,
+      velocity,
+    },
     entry.spam,
   );
   const cheap = control.honeypotFilled
@@ -183,6 +239,7 @@ function decide(
     userAgent,
     cheap,
     spam,
+    velocityKeys: lookups.velocityKeys,
     rateLimit: rateLimitOf(settings.rate_limit),
     turnstile: turnstileOf(settings.challenge),
     pow: asksForPow(settings.challenge) ? { payload: control.altcha ?? input.header(POW_HEADER) } : null,
@@ -227,9 +284,8 @@ async function decideAndStore(
   now: Date,
   authoritative = false,
 ): Promise<Outcome> {
-  // The organization's learning filter, from the process's cache (its version checked every 2 s).
-  const model = await cachedModel(deps.database, entry.org.id, Date.now());
-  const d = decide(deps, input, entry, parsed, now, model);
+  const fields = fieldsOf(entry, parsed);
+  const d = decide(deps, input, entry, parsed, now, fields, await spamLookups(deps, entry, fields, now, authoritative));
   if (!authoritative && storesAtOnce(d)) return storeAtOnce(deps, d);
   if (d.idemKey) {
     const existing = await findByIdempotency(deps.database.db, entry.form.id, d.idemKey);
@@ -444,6 +500,8 @@ function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null, duplic
     subjectHint: d.control.subject ?? null,
     receivedAt: d.now,
     duplicateOf: duplicateOf ?? null,
+    spamFingerprint: d.velocityKeys.fingerprint,
+    spamAddress: d.velocityKeys.address,
   };
 }
 

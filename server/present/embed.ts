@@ -405,6 +405,24 @@ export function sampleValue(f: EmbedField): unknown {
 }
 
 /**
+ * A JS string literal inside <script>: entities are not decoded there, `</script` must not appear,
+ * and no brace either (the Astro snippet would read one as an expression).
+ */
+const scriptString = (s: string) =>
+  JSON.stringify(s).replace(/[<{}]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The hidden `_rendered` input and the one line that fills it from GET /s/{formId}/render when the
+ * page loads (the owner's page, not ours: no CSP of ours applies). Without it a post scores nothing.
+ */
+function renderInput(renderUrl: string): string[] {
+  return [
+    '  <input type="hidden" name="_rendered">',
+    `  <script>(i=>fetch(${scriptString(renderUrl)}).then(r=>r.json()).then(j=>i.value=j.token))(document.currentScript.previousElementSibling)</script>`,
+  ];
+}
+
+/**
  * The snippets of a form. `pow`: the form asks for proof of work (settings.challenge provider
  * "pow"): the HTML loads formsvc's widget, which solves the challenge when the form is sent; the
  * fetch and Next.js snippets get and solve one in code (altcha-lib) and send it in X-Altcha.
@@ -417,22 +435,27 @@ export function buildEmbed(
 ) {
   const ids = controlIds(fields);
   const pow = opts.pow ? powParts(submitUrl) : null;
+  const renderUrl = `${submitUrl}/render`;
   const html = [
     ...(pow ? [pow.script] : []),
     `<form action="${esc(submitUrl)}" method="POST">`,
     fieldsHtml(fields),
     `  <input type="text" name="${esc(honeypot)}" tabindex="-1" autocomplete="off" style="display:none" aria-hidden="true">`,
+    ...renderInput(renderUrl),
     ...(pow ? [pow.widget('onsubmit')] : []),
     '  <button type="submit">Send</button>',
     '</form>',
   ].join('\n');
   const sample = Object.fromEntries(fields.map((f) => [f.name, sampleValue(f)]));
   const fetchSnippet = [
+    '// When the page loads: the signed time it was shown (a post sooner than 2 s after it scores as spam).',
+    `const rendered = fetch(${JSON.stringify(renderUrl)}).then((r) => r.json()).then((j) => j.token);`,
+    '// When the visitor sends:',
     ...(pow ? pow.solve('') : []),
     `const res = await fetch(${JSON.stringify(submitUrl)}, {`,
     "  method: 'POST',",
     `  headers: { 'Content-Type': 'application/json', Accept: 'application/json'${pow ? ", 'X-Altcha': altcha" : ''} },`,
-    `  body: JSON.stringify(${JSON.stringify(sample)}),`,
+    `  body: JSON.stringify({ ...${JSON.stringify(sample)}, _rendered: await rendered }),`,
     '});',
     'const result = await res.json(); // { ok, submission_id, status }',
   ].join('\n');
@@ -470,7 +493,7 @@ export function buildEmbed(
     '---',
     `const action = ${JSON.stringify(submitUrl)};`,
     '---',
-    html.replace(esc(submitUrl), '{action}'),
+    html.replace(esc(submitUrl), '{action}').replace('<script>', '<script is:inline>'),
   ].join('\n');
   const nextjs = [
     "'use server';",
@@ -486,6 +509,13 @@ export function buildEmbed(
     '  });',
     "  if (!res.ok) throw new Error('submission failed: ' + res.status);",
     '  return res.json();',
+    '}',
+    '',
+    '// Render the form with <input type="hidden" name="_rendered" value={await renderedToken()} />: the',
+    '// signed time the page was shown (a post sooner than 2 s after it scores as spam).',
+    'export async function renderedToken(): Promise<string> {',
+    `  const res = await fetch(${JSON.stringify(renderUrl)}, { cache: 'no-store' });`,
+    '  return (await res.json()).token;',
     '}',
   ].join('\n');
   return { html, fetch: fetchSnippet, react, astro, nextjs_action: nextjs };

@@ -20,6 +20,7 @@ import {
   thanksPage,
 } from '../present/intake-pages.js';
 import type { SchemaIssue } from '../schemas/validate.js';
+import { issueRenderToken, renderTokenKey } from '../spam/render-token.js';
 
 /** CORS per the spec: an empty allowed_origins lets any origin post and echoes it. */
 function cors(c: Context<AppEnv>, form: FormRow) {
@@ -186,5 +187,22 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
   mount(app, intakeOps.thanks, async (c) => {
     const { form } = await currentEntry(c.get('deps').database, c.req.valid('param').formId);
     return c.html(thanksPage(form.name), 200) as never;
+  });
+
+  mount(app, intakeOps.render, async (c) => {
+    // Always CORS-open, errors included: the owner's page on any origin reads it when it loads.
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Cache-Control', 'no-store');
+    const deps = c.get('deps');
+    const { form } = await intakeEntry(deps.database, c.req.valid('param').formId);
+    return send(c, { token: issueRenderToken(await renderTokenKey(deps.database), form.id, deps.now().getTime()) });
+  });
+
+  mount(app, intakeOps.renderPreflight, async (c) => {
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Access-Control-Allow-Methods', 'GET, OPTIONS');
+    c.header('Access-Control-Allow-Headers', 'Content-Type, Accept');
+    c.header('Access-Control-Max-Age', '86400');
+    return c.body(null, 204) as never;
   });
 }

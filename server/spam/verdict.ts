@@ -20,6 +20,8 @@ export interface SpamInput {
   ip: string;
   /** Seconds since the page that posted was rendered (from its signed render token); null when it sent none. */
   renderAgeS: number | null;
+  /** The post sent a render token that does not verify (made up, altered, or another form's). */
+  badRenderToken?: boolean;
   /** The organization's learning filter; null or empty while it has no marks. */
   model: BayesModel | null;
   /** Recent submissions across the organization's forms with the same text, and from the same address. */
@@ -94,6 +96,10 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
     } else if (input.renderAgeS > DAY_S) {
       signals.push({ code: 'stale_page', text: 'the page was shown more than a day before', weight: 0.3 });
     }
+  }
+  if (input.badRenderToken) {
+    // Modest: a page cached with an old form id or a clumsy proxy sends one too, not only a forger.
+    signals.push({ code: 'bad_render_token', text: 'the page sent a render token that does not verify', weight: 0.3 });
   }
   signals.push(...contentSignals(texts));
   for (const email of emails) {

@@ -34,6 +34,15 @@ export const PowChallengeBody = z
   })
   .meta({ id: 'PowChallengeBody' });
 
+export const RenderToken = z
+  .object({
+    token: z.string().meta({
+      description:
+        'the signed render time `<signature>.<issued unix ms>`, for this form only: post it back as the `_rendered` field',
+    }),
+  })
+  .meta({ id: 'RenderToken' });
+
 /** Described, not validated by the router: the intake parses the three encodings itself. */
 const anyBody = { type: 'object', additionalProperties: true } as const;
 
@@ -46,7 +55,7 @@ export const intakeOps = {
     summary:
       'Submit to a form without credentials: stored first with a status, then routed. JSON, urlencoded or multipart (files).',
     description:
-      'Control fields (names starting with "_", cf-turnstile-response and altcha) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject. HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
+      'Control fields (names starting with "_", cf-turnstile-response and altcha) are removed from data: _redirect, _gotcha (honeypot), _test, _idempotency, _subject, _rendered (extension: the signed render time from GET /s/{formId}/render, scored by the spam verdict). HTML form posts get 303 to _redirect, the form redirect_url, or a hosted thanks page.',
     parameters: [
       {
         name: 'Idempotency-Key',
@@ -137,5 +146,25 @@ export const intakeOps = {
       200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } },
       ...errors('not_found'),
     },
+  }),
+  render: op('public', {
+    method: 'get',
+    path: '/s/{formId}/render',
+    operationId: 'intake_render',
+    tags: ['intake'],
+    summary:
+      'Extension: a signed render time for a page showing the form, sent back as `_rendered` (a post sooner than ' +
+      'settings.spam.min_seconds after it scores too_fast); no credentials, CORS-open, never cached',
+    request: { params: FormIdParam },
+    responses: { 200: json(RenderToken), ...errors('not_found') },
+  }),
+  renderPreflight: op('public', {
+    method: 'options',
+    path: '/s/{formId}/render',
+    operationId: 'intake_render_preflight',
+    tags: ['intake'],
+    summary: 'CORS preflight of the render token: any origin may GET it',
+    request: { params: FormIdParam },
+    responses: { 204: { description: 'Preflight answer' } },
   }),
 };

@@ -121,6 +121,8 @@ describe('intake cache', () => {
         subjectHint: null,
         receivedAt: now,
         duplicateOf: null,
+        spamFingerprint: null,
+        spamAddress: null,
       },
       [],
       'submission.received',

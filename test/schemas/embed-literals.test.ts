@@ -44,13 +44,15 @@ describe('embed snippets insert every value as a string literal of their languag
     const calls: [string, RequestInit][] = [];
     const fakeFetch = async (url: string, init: RequestInit) => {
       calls.push([url, init]);
-      return { json: async () => ({}) };
+      return { json: async () => (url.endsWith('/render') ? { token: 'signed.1' } : {}) };
     };
     const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
     await new AsyncFunction('fetch', embed.fetch)(fakeFetch);
-    expect(calls).toHaveLength(1);
-    expect(calls[0][0]).toBe(submitUrl);
-    expect(Object.keys(JSON.parse(String(calls[0][1].body)))).toEqual(HOSTILE);
+    // The render token when the page loads, then the post that sends it back as _rendered.
+    expect(calls.map((c) => c[0])).toEqual([`${submitUrl}/render`, submitUrl]);
+    const body = JSON.parse(String(calls[1][1].body));
+    expect(Object.keys(body)).toEqual([...HOSTILE, '_rendered']);
+    expect(body._rendered).toBe('signed.1');
     expect((globalThis as { pwned?: number }).pwned).toBeUndefined();
   });
 

@@ -23,7 +23,8 @@ const control = (html: string, id: string) => {
   return m[0];
 };
 /** The JSON body of the fetch example. */
-const fetchBody = (snippet: string) => JSON.parse(/body: JSON\.stringify\((.*)\),\n/.exec(snippet)?.[1] ?? 'null');
+const fetchBody = (snippet: string) =>
+  JSON.parse(/body: JSON\.stringify\(\{ \.\.\.(.*), _rendered: await rendered \}\),\n/.exec(snippet)?.[1] ?? 'null');
 
 const nasty = 'Nick "the" <script>alert(\'x\')</script> {y} & co';
 const nastyEsc = 'Nick &quot;the&quot; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &#123;y&#125; &amp; co';
@@ -175,7 +176,12 @@ describe('GET /v1/forms/{id}/embed', () => {
     const e = await embed(formId);
 
     expect(e.html).toContain(`<label for="f-nick">${nastyEsc}</label>`);
-    expect(e.html).not.toContain('<script>');
+    // The one script is the render-token line, which names the form's render URL and nothing else.
+    const scripts = [...e.html.matchAll(/<script[^>]*>(.*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts).toEqual([
+      `(i=>fetch(${JSON.stringify(`${await submitUrlOf(formId)}/render`)}).then(r=>r.json()).then(j=>i.value=j.token))(document.currentScript.previousElementSibling)`,
+    ]);
+    expect(e.html.match(/<script/g)).toHaveLength(1);
     expect(e.html).not.toContain('<b>');
     expect(e.html).not.toContain('<em>');
     expect(e.html).not.toMatch(/[{}]/);

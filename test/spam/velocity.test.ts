@@ -1,0 +1,124 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { learnMark } from '../../server/spam/learn.js';
+import { velocityKeys } from '../../server/spam/velocity.js';
+import { tenantApp } from '../helpers/tenant.js';
+
+const { t, key, otherKey, orgId } = await tenantApp();
+let ipSeq = 0;
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+
+async function form(apiKey = key) {
+  const f = await t.api('POST', '/v1/forms', apiKey, { json: { name: `Velocity ${Math.random()}` } });
+  expect(f.status).toBe(201);
+  return f.json.id as string;
+}
+function post(formId: string, json: Record<string, unknown>) {
+  ipSeq += 1;
+  return t.request('POST', `/s/${formId}`, {
+    json,
+    headers: { 'x-forwarded-for': `198.51.100.${ipSeq % 250}`, 'user-agent': UA },
+  });
+}
+const reasonsOf = async (apiKey: string, submissionId: string) =>
+  (await t.api('GET', `/v1/submissions/${submissionId}`, apiKey)).json.spam.reasons as string[];
+
+describe('velocity across an organization’s forms', () => {
+  it('the same text fires on the 5th post across two forms of an org, not across orgs', async () => {
+    const [a, b] = [await form(), await form()];
+    const other = await form(otherKey);
+    const text = `We sell the best backlinks for your site, offer ${Math.random()}`;
+    // Other people, the same text differently spaced and capitalized.
+    const reasons: string[][] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const r = await post(i % 2 ? b : a, { name: `Person ${i}`, message: i % 2 ? text.toUpperCase() : ` ${text} ` });
+      expect(r.status).toBe(200);
+      reasons.push(await reasonsOf(key, r.json.submission_id));
+      // The other organization's same posts count only there.
+      const o = await post(other, { name: `Person ${i}`, message: text });
+      expect(await reasonsOf(otherKey, o.json.submission_id)).not.toContain('velocity_content');
+    }
+    for (const r of reasons) expect(r).not.toContain('velocity_content');
+    const fifth = await post(b, { name: 'Person 5', message: text });
+    const s = (await t.api('GET', `/v1/submissions/${fifth.json.submission_id}`, key)).json;
+    expect(s.spam.reasons).toContain('velocity_content');
+    expect(s.spam.signals.find((x: { code: string }) => x.code === 'velocity_content').text).toContain('5 times');
+    // The other organization has seen the text 4 times: still nothing there.
+    const o5 = await post(other, { name: 'Person 5', message: `${text} (another text)` });
+    expect(await reasonsOf(otherKey, o5.json.submission_id)).not.toContain('velocity_content');
+  });
+
+  it('the same address fires on its 5th post, whatever the text; short texts are not fingerprinted', async () => {
+    const [a, b] = [await form(), await form()];
+    const email = `Repeat.${Math.random().toString(36).slice(2)}@example.com`;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      ids.push(
+        (await post(i % 2 ? b : a, { email: i % 2 ? email.toUpperCase() : email, message: `hi ${i}` })).json
+          .submission_id,
+      );
+    }
+    for (const id of ids.slice(0, 4)) expect(await reasonsOf(key, id)).not.toContain('velocity_address');
+    const fifth = await reasonsOf(key, ids[4]);
+    expect(fifth).toContain('velocity_address');
+    expect(fifth).not.toContain('velocity_content');
+  });
+
+  it('stores hashes, never the text or address, and none for a test submission', async () => {
+    const f = await form();
+    const data = { email: 'ada@example.com', message: 'A message long enough to be fingerprinted.' };
+    const r = await post(f, data);
+    const test = await post(f, { ...data, _test: true });
+    const rows = await t.deps.database.rows<{
+      id: string;
+      spam_fingerprint: string | null;
+      spam_address: string | null;
+    }>(
+      sql`select id, spam_fingerprint, spam_address from submissions where id in (${r.json.submission_id}, ${test.json.submission_id})`,
+    );
+    const byId = new Map(rows.map((x) => [x.id, x]));
+    const keys = velocityKeys(orgId, data);
+    expect(keys.fingerprint).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(byId.get(r.json.submission_id)).toMatchObject({
+      spam_fingerprint: keys.fingerprint,
+      spam_address: keys.address,
+    });
+    expect(byId.get(r.json.submission_id)?.spam_address).not.toContain('ada');
+    expect(byId.get(test.json.submission_id)).toMatchObject({ spam_fingerprint: null, spam_address: null });
+    // Nothing worth counting: no long text, no address.
+    expect(velocityKeys(orgId, { name: 'Ada', topic: 'sales' })).toEqual({ fingerprint: null, address: null });
+  });
+});
+
+describe('the learning filter keeps an organization’s most used tokens', () => {
+  it('prunes the rarest beyond the cap every 50 marks', async () => {
+    const db = t.deps.database.db;
+    const org = (await t.onboard()).verify.organization.id as string;
+    const count = async () =>
+      Number(
+        (
+          await t.deps.database.rows<{ n: number }>(
+            sql`select count(*)::int as n from spam_tokens where org_id = ${org}`,
+          )
+        )[0].n,
+      );
+    const cap = 30;
+    // Every mark teaches "common" and "shared", and two words of its own: 2 + 2 × 49 = 100 tokens after 49 marks.
+    const mark = (i: number) =>
+      db.transaction((tx) =>
+        learnMark(tx, org, `sb_prune_${i}`, { message: `common shared unique${i}a unique${i}b` }, 'spam', cap),
+      );
+    for (let i = 0; i < 49; i += 1) await mark(i);
+    expect(await count()).toBe(100); // not pruned yet
+    await mark(49); // the 50th mark crosses the multiple of 50: pruned to the cap
+    expect(await count()).toBe(cap);
+    const kept = await t.deps.database.rows<{ token: string }>(
+      sql`select token from spam_tokens where org_id = ${org} and token in ('common', 'shared')`,
+    );
+    expect(kept.map((k) => k.token).sort()).toEqual(['common', 'shared']);
+    for (let i = 50; i < 99; i += 1) await mark(i);
+    expect(await count()).toBe(cap + 2 * 49); // grows again until the next multiple
+    await mark(99);
+    expect(await count()).toBe(cap);
+  });
+});
