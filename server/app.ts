@@ -7,6 +7,7 @@ import { operations } from '../shared/contracts/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import type { Deps } from './core/deps.js';
 import { ApiError } from './core/errors.js';
+import { registerConfirmPages } from './dashboard/confirm.js';
 import { registerHostedPages } from './dashboard/hosted.js';
 import { registerDashboard } from './dashboard/index.js';
 import { isDbUnavailable, isUnstorableValue } from './db/errors.js';
@@ -117,6 +118,7 @@ export function buildApp(deps: Deps) {
   mountOperations(app);
   registerDashboard(app);
   registerHostedPages(app);
+  registerConfirmPages(app);
 
   app.notFound((c) => {
     const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);

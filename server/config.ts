@@ -28,6 +28,10 @@ export interface Config {
   /** How often the housekeeping jobs run (release of held deliveries, retention, …). */
   housekeepingMs: number;
   webhookTimeoutMs: number;
+  /** Mail to submitters (autoresponses, confirmations) per organization per hour; beyond, skipped with reason limit. */
+  autoresponderPerOrgHour: number;
+  /** Hours within which one address gets at most one autoresponse per form. */
+  autoresponderAddressHours: number;
   /** How long a signed attachment download_url in a delivery payload works (seconds). */
   attachmentUrlTtlS: number;
   /** How long a claimed delivery stays `sending` before another worker may take it again. */
@@ -145,6 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     idleGcMs: Math.max(0, int(env.IDLE_GC_MS, 500)),
     housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    autoresponderPerOrgHour: Math.max(0, int(env.AUTORESPONDER_PER_ORG_HOUR, 100)),
+    autoresponderAddressHours: Math.max(0, int(env.AUTORESPONDER_ADDRESS_HOURS, 24)),
     attachmentUrlTtlS: Math.max(60, int(env.ATTACHMENT_URL_TTL_S, 86_400)),
     workerLeaseMs: int(env.WORKER_LEASE_MS, Math.max(60_000, 3 * int(env.WEBHOOK_TIMEOUT_MS, 10_000))),
     workerConcurrency: Math.max(1, int(env.WORKER_CONCURRENCY, 16)),

@@ -195,6 +195,8 @@ export const submissions = pgTable(
      * null until then, and a null row is searched by computing the same text on the fly.
      */
     searchText: text('search_text'),
+    /** Double opt-in: `{confirmed_at, ip, user_agent}` once the submitter confirmed (null until then). */
+    confirmation: jsonb('confirmation').$type<{ confirmed_at: string; ip: string; user_agent: string | null }>(),
   },
   (t) => [
     index('submissions_org').on(t.orgId, t.id),
@@ -208,6 +210,8 @@ export const submissions = pgTable(
     // The monthly quota count and retention both read an organization's submissions by time.
     index('submissions_org_received').on(t.orgId, t.receivedAt),
     uniqueIndex('submissions_idem').on(t.formId, t.idempotencyKey).where(sql`idempotency_key is not null`),
+    // Unconfirmed double opt-in submissions, for the cleanup of those never confirmed.
+    index('submissions_unconfirmed').on(t.receivedAt).where(sql`quarantine_reason = 'pending_confirmation'`),
   ],
 );
 
@@ -329,6 +333,8 @@ export const deliveries = pgTable(
     uniqueIndex('deliveries_submission_route').on(t.submissionId, t.routeId),
     // Digest deliveries only: instant ones have no period (and cost no entry).
     uniqueIndex('deliveries_route_period').on(t.routeId, t.periodKey).where(sql`period_key is not null`),
+    // Mail to submitters (autoresponses, confirmations): their abuse limits count recent ones here.
+    index('deliveries_submitter').on(t.orgId, t.createdAt).where(sql`destination_id = 'submitter'`),
   ],
 );
 

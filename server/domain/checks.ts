@@ -10,6 +10,7 @@ export type Verdict =
         | 'rate_limited'
         | 'turnstile_failed'
         | 'over_quota'
+        | 'pending_confirmation'
         | 'schema_violation'
         | 'spam_suspected';
     };

@@ -30,6 +30,7 @@ export function presentDelivery(d: DeliveryRow): DeliveryOut {
     submission_id: d.submissionId,
     route_id: d.routeId,
     destination_id: d.destinationId,
+    kind: d.destinationId === 'submitter' ? (d.routeId as DeliveryOut['kind']) : 'route',
     status: d.status as DeliveryOut['status'],
     skip_reason: d.skipReason as DeliveryOut['skip_reason'],
     attempts: d.attempts,

@@ -1,6 +1,7 @@
 import { body, errors, getById, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
 import { Delivery } from './deliveries.js';
 import { DriftEvent } from './drift.js';
+import { Confirmation } from './submitter.js';
 
 export const SUBMISSION_STATUSES = ['received', 'quarantined', 'spam'] as const;
 export const QUARANTINE_REASONS = [
@@ -10,6 +11,8 @@ export const QUARANTINE_REASONS = [
   'turnstile_failed',
   'over_quota',
   'spam_suspected',
+  // extension: a double opt-in submission waiting for its submitter's confirmation
+  'pending_confirmation',
 ] as const;
 
 export const SpamSignal = z
@@ -47,6 +50,9 @@ export const Submission = z
       description: 'ip, user_agent, origin, referer, country (when known), received_at, content_type',
     }),
     received_at: Timestamp,
+    confirmation: Confirmation.optional().meta({
+      description: 'extension: present once a double opt-in submission was confirmed (settings.confirm)',
+    }),
   })
   .meta({ id: 'Submission' });
 
