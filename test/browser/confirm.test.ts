@@ -19,7 +19,9 @@ describe.skipIf(noBrowser)('the double opt-in confirmation page in Chromium', ()
   });
 
   it('confirms only on the button, sends the held webhook after, and answers a reused link with a clear 410 page', async () => {
-    const form = (await http(stack.base, 'POST', '/v1/forms', key, { name: 'Newsletter <weekly>' })).json as { id: string };
+    const form = (await http(stack.base, 'POST', '/v1/forms', key, { name: 'Newsletter <weekly>' })).json as {
+      id: string;
+    };
     const settings = { settings: { confirm: { enabled: true, email_field: 'email' } } };
     expect((await http(stack.base, 'PATCH', `/v1/forms/${form.id}`, key, settings)).status).toBe(200);
     const dest = await http(stack.base, 'POST', '/v1/destinations', key, {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { until } from '../helpers/receiver.js';
-import { addr, deliveriesOf, makeForm, mailsTo, post, waitDelivery, waitMail } from './helpers.js';
+import { addr, deliveriesOf, mailsTo, makeForm, post, waitDelivery, waitMail } from './helpers.js';
 
 const AUTO = { enabled: true, subject: 'Thanks, {{data.name}}', body: 'We received: {{data.title}}' };
 
@@ -73,7 +73,9 @@ describe('settings.autoresponder', () => {
     const subs = [];
     for (let i = 0; i < 7; i += 1) subs.push(await post(t, form.id, { email: addr(`n${i}`), name: `N${i}` }));
     const kinds = await Promise.all(
-      subs.map(async (s) => (await deliveriesOf(t, other.key, s.submission_id)).find((d) => d.kind === 'autoresponder')),
+      subs.map(async (s) =>
+        (await deliveriesOf(t, other.key, s.submission_id)).find((d) => d.kind === 'autoresponder'),
+      ),
     );
     expect(kinds.filter((d) => d?.status === 'skipped' && d.skip_reason === 'limit')).toHaveLength(2);
   });

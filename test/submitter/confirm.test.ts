@@ -6,7 +6,7 @@ import { releaseHeld } from '../../server/worker/quota-release.js';
 import { deleteUnconfirmed } from '../../server/worker/unconfirmed-expiry.js';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver, until } from '../helpers/receiver.js';
-import { addr, deliveriesOf, makeForm, mailsTo, post, waitMail } from './helpers.js';
+import { addr, deliveriesOf, mailsTo, makeForm, post, waitMail } from './helpers.js';
 
 const HTML = { accept: 'text/html', 'user-agent': 'confirm-test/1.0' };
 
@@ -65,7 +65,9 @@ describe('settings.confirm (double opt-in)', () => {
   });
 
   it('the POST confirms: received, confirmation recorded, event appended, held webhook sent; a second press is 410', async () => {
-    const p = await pending({ autoresponder: { enabled: true, subject: 'Welcome aboard', body: 'Hello {{data.name}}' } });
+    const p = await pending({
+      autoresponder: { enabled: true, subject: 'Welcome aboard', body: 'Hello {{data.name}}' },
+    });
     expect(mailsTo(t, p.to).filter((m) => m.subject === 'Welcome aboard')).toEqual([]);
     const r = await t.request('POST', p.path, { headers: { ...HTML, 'sec-fetch-site': 'same-origin' } });
     expect(r.status).toBe(200);
@@ -75,13 +77,18 @@ describe('settings.confirm (double opt-in)', () => {
     expect(s.json.quarantine_reason).toBeNull();
     expect(s.json.confirmation).toMatchObject({ user_agent: 'confirm-test/1.0' });
     expect(typeof s.json.confirmation.ip).toBe('string');
-    const [req] = await until('the released webhook', async () => sentFor(p.j.submission_id)[0] && sentFor(p.j.submission_id));
+    const [req] = await until(
+      'the released webhook',
+      async () => sentFor(p.j.submission_id)[0] && sentFor(p.j.submission_id),
+    );
     expect(req.json.data.email).toBe(p.to);
     expect(req.json.submission.status).toBe('received');
     // The autoresponder of a double opt-in form goes out after the confirmation.
     await until('the autoresponse', async () => mailsTo(t, p.to).find((m) => m.subject === 'Welcome aboard'));
     const ev = await t.api('GET', '/v1/events?type=submission.confirmed', key);
-    expect(ev.json.data.some((e: { subject: { submission_id: string } }) => e.subject.submission_id === p.j.submission_id)).toBe(true);
+    expect(
+      ev.json.data.some((e: { subject: { submission_id: string } }) => e.subject.submission_id === p.j.submission_id),
+    ).toBe(true);
     const again = await t.request('POST', p.path, { headers: { ...HTML, 'sec-fetch-site': 'same-origin' } });
     expect(again.status).toBe(410);
     expect(again.text).toContain('Already confirmed');
@@ -96,7 +103,9 @@ describe('settings.confirm (double opt-in)', () => {
     expect(foreign.status).toBe(403);
     const token = p.path.slice(3);
     const forged = `${token.slice(0, -2)}${token.endsWith('A') ? 'BB' : 'AA'}`;
-    expect((await t.request('POST', `/c/${forged}`, { headers: { ...HTML, 'sec-fetch-site': 'same-origin' } })).status).toBe(404);
+    expect(
+      (await t.request('POST', `/c/${forged}`, { headers: { ...HTML, 'sec-fetch-site': 'same-origin' } })).status,
+    ).toBe(404);
     const key2 = await confirmKey(t.deps.database);
     const expired = confirmToken(key2, p.j.submission_id, new Date(Date.now() - 1000));
     const page = await t.request('GET', `/c/${expired}`, { headers: HTML });

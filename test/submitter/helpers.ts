@@ -12,7 +12,10 @@ export async function makeForm(t: TestEnv, key: string, settings: Record<string,
 }
 
 export async function post(t: TestEnv, formId: string, data: Record<string, unknown>, headers = {}) {
-  const r = await t.request('POST', `/s/${formId}`, { json: data, headers: { accept: 'application/json', ...headers } });
+  const r = await t.request('POST', `/s/${formId}`, {
+    json: data,
+    headers: { accept: 'application/json', ...headers },
+  });
   if (r.status !== 200) throw new Error(`POST /s: ${r.status} ${r.text}`);
   return r.json as { submission_id: string; status: string };
 }
