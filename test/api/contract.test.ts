@@ -20,8 +20,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 /** Served on purpose outside the contract, each for a reason. */
 const UNDOCUMENTED: Record<string, string> = {};
 
-/** The people's HTML pages (the dashboard, hosted form pages): not API operations, not in /openapi.json. */
-const PAGES = /^\/(app|f)(\/|$)/;
+/** The people's HTML pages (the dashboard, hosted form pages, double opt-in links): not API operations, not in /openapi.json. */
+const PAGES = /^\/(app|f|c)(\/|$)/;
 
 /** Error answers that are not the envelope, on purpose. */
 const NOT_ENVELOPED: Record<string, string> = {
