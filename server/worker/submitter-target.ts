@@ -4,4 +4,4 @@
  * destinations row has this id (theirs are prefixed), so it is never disabled or marked failing,
  * and what it sends is read from the form's settings.
  */
-export const SUBMITTER_TARGET = 'submitter';
+export { SUBMITTER_TARGET } from '../../shared/contracts/submitter.js';

@@ -29,7 +29,7 @@ export const Delivery = z
     destination_id: z.string().meta({ description: 'the destination; "submitter" for mail to the submitter' }),
     kind: z.enum(DELIVERY_KINDS).optional().meta({
       description:
-        'extension: "route", or mail to the submitter ("autoresponder", "confirmation"; settings of the form)',
+        'extension: present on mail to the submitter only, "autoresponder" or "confirmation" (settings of the form); absent on route deliveries',
     }),
     status: z.enum(DELIVERY_STATUSES).meta({
       description:

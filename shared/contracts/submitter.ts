@@ -64,4 +64,7 @@ export const Confirmation = z
   .meta({ id: 'Confirmation', description: 'extension: how a double opt-in submission was confirmed' });
 
 /** Deliveries that are not a route's: mail to the submitter (their route_id names the kind). */
-export const DELIVERY_KINDS = ['route', 'autoresponder', 'confirmation'] as const;
+export const DELIVERY_KINDS = ['autoresponder', 'confirmation'] as const;
+
+/** The destination_id of mail to submitters: a built-in target, no destinations row (theirs are prefixed). */
+export const SUBMITTER_TARGET = 'submitter';
