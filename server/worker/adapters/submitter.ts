@@ -3,7 +3,7 @@ import type { MailMessage } from '../../mail.js';
 import { escapeHtml, formatFields, renderTemplate, templateScope } from '../template.js';
 import type { Adapter, OutboundMessage, SendResult } from '../types.js';
 
-type Kind = 'autoresponder' | 'confirmation';
+export type Kind = 'autoresponder' | 'confirmation';
 
 const oneLine = (s: string) =>
   s
@@ -65,6 +65,21 @@ function htmlOf(text: string, link: string | undefined): string {
   return `<!doctype html><html><body style="font-family:sans-serif;font-size:14px">${inner}</body></html>`;
 }
 
+/** Subject, bodies, Reply-To and From name of one submitter mail (the dashboard's preview renders it too). */
+export function submitterMail(kind: Kind, own: Obj, msg: OutboundMessage, base: string) {
+  const subjectTemplate = typeof own.subject === 'string' ? own.subject : DEFAULT_CONFIRM_SUBJECT;
+  const subject =
+    oneLine(renderTemplate(subjectTemplate, templateScope(msg.context))) || oneLine(msg.context.form.name);
+  const text = textOf(kind, own, msg, base);
+  return {
+    subject,
+    text,
+    html: htmlOf(text, msg.context.confirm_url),
+    replyTo: typeof own.reply_to === 'string' ? own.reply_to : undefined,
+    fromName: typeof own.from_name === 'string' ? oneLine(own.from_name) || undefined : undefined,
+  };
+}
+
 /**
  * Mail to the submitter (route_id names the kind): subject and body from the form's
  * `settings.autoresponder` or `settings.confirm` as they are when it is sent (a setting turned off
@@ -77,18 +92,7 @@ export const submitterAdapter: Adapter = async (deps, _dest, msg) => {
   if (!isObj(own) || own.enabled !== true) return fail(`the form's ${kind} was turned off before it was sent`, false);
   const to = typeof msg.payload.to === 'string' ? msg.payload.to : '';
   if (!to) return fail('no address to send to', false);
-  const subjectTemplate = typeof own.subject === 'string' ? own.subject : DEFAULT_CONFIRM_SUBJECT;
-  const subject =
-    oneLine(renderTemplate(subjectTemplate, templateScope(msg.context))) || oneLine(msg.context.form.name);
-  const text = textOf(kind, own, msg, deps.config.publicBaseUrl);
-  const mail: MailMessage = {
-    to: [to],
-    subject,
-    text,
-    html: htmlOf(text, msg.context.confirm_url),
-    replyTo: typeof own.reply_to === 'string' ? own.reply_to : undefined,
-    fromName: typeof own.from_name === 'string' ? oneLine(own.from_name) || undefined : undefined,
-  };
+  const mail: MailMessage = { to: [to], ...submitterMail(kind, own, msg, deps.config.publicBaseUrl) };
   const started = performance.now();
   const result = await deps.mailer.send(mail);
   const latency = Math.round(performance.now() - started);
