@@ -7,6 +7,7 @@ import { operations } from '../shared/contracts/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import type { Deps } from './core/deps.js';
 import { ApiError } from './core/errors.js';
+import { registerConfirmPages } from './dashboard/confirm.js';
 import { registerHostedPages } from './dashboard/hosted.js';
 import { registerDashboard } from './dashboard/index.js';
 import { registerPowAssets } from './dashboard/pow-assets.js';
@@ -119,6 +120,7 @@ export function buildApp(deps: Deps) {
   registerDashboard(app);
   registerHostedPages(app);
   registerPowAssets(app);
+  registerConfirmPages(app);
 
   app.notFound((c) => {
     const allowed = PATTERNS.filter((p) => p.re.test(c.req.path)).map((p) => p.method);

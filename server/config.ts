@@ -30,6 +30,10 @@ export interface Config {
   /** How often the worker rolls the last closed days into the charts' per-day counts again (daily_counts). */
   rollupIntervalS: number;
   webhookTimeoutMs: number;
+  /** Mail to submitters (autoresponses, confirmations) per organization per hour; beyond, skipped with reason limit. */
+  autoresponderPerOrgHour: number;
+  /** Hours within which one address gets at most one autoresponse per form. */
+  autoresponderAddressHours: number;
   /** How long a signed attachment download_url in a delivery payload works (seconds). */
   attachmentUrlTtlS: number;
   /** How long a proof-of-work challenge (GET /s/{formId}/challenge) can be solved and sent (seconds). */
@@ -152,6 +156,8 @@ export function loadConfig(env: Env = process.env): Config {
     housekeepingMs: Math.max(10, int(env.HOUSEKEEPING_MS, 60_000)),
     rollupIntervalS: Math.max(0, int(env.ROLLUP_INTERVAL_S, 600)),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    autoresponderPerOrgHour: Math.max(0, int(env.AUTORESPONDER_PER_ORG_HOUR, 100)),
+    autoresponderAddressHours: Math.max(0, int(env.AUTORESPONDER_ADDRESS_HOURS, 24)),
     attachmentUrlTtlS: Math.max(60, int(env.ATTACHMENT_URL_TTL_S, 86_400)),
     challengeExpiresS: Math.max(10, int(env.CHALLENGE_EXPIRES_S, 600)),
     spamVelocityWindowS: Math.max(10, int(env.SPAM_VELOCITY_WINDOW_S, 600)),

@@ -209,9 +209,10 @@ const Shell: FC<{ title: string; turnstile?: boolean; pow?: boolean; children?: 
   </html>
 );
 
-type Status = 200 | 404 | 409 | 410 | 422;
+type Status = 200 | 403 | 404 | 409 | 410 | 422;
 
-function message(c: Context, base: string, status: Status, title: string, body: Child, form?: FormRow) {
+/** A small page of the hosted pages' layout and CSP (also the double opt-in's, confirm.tsx). */
+export function message(c: Context, base: string, status: Status, title: string, body: Child, form?: FormRow) {
   setHeaders(c, base, { form });
   return c.html(
     html`<!DOCTYPE html>${(

@@ -30,7 +30,9 @@ export type OrgRow = typeof organizations.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
 export type FormRow = typeof forms.$inferSelect;
 export type FormSchemaRow = typeof formSchemas.$inferSelect;
-export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText'>;
+/** `confirmation` (double opt-in) is set only by a confirmation: a row being stored at intake leaves it out. */
+export type SubmissionRow = Omit<typeof submissions.$inferSelect, 'searchText' | 'confirmation'> &
+  Partial<Pick<typeof submissions.$inferSelect, 'confirmation'>>;
 export type AttachmentRow = typeof attachments.$inferSelect;
 export type DestinationRow = typeof destinations.$inferSelect;
 export type RouteRow = typeof routes.$inferSelect;

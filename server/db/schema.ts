@@ -204,6 +204,8 @@ export const submissions = pgTable(
      */
     spamFingerprint: text('spam_fingerprint'),
     spamAddress: text('spam_address'),
+    /** Double opt-in: `{confirmed_at, ip, user_agent}` once the submitter confirmed (null until then). */
+    confirmation: jsonb('confirmation').$type<{ confirmed_at: string; ip: string; user_agent: string | null }>(),
   },
   (t) => [
     index('submissions_org').on(t.orgId, t.id),
@@ -221,6 +223,8 @@ export const submissions = pgTable(
       .on(t.orgId, t.spamFingerprint, t.receivedAt)
       .where(sql`spam_fingerprint is not null`),
     index('submissions_spam_address').on(t.orgId, t.spamAddress, t.receivedAt).where(sql`spam_address is not null`),
+    // Unconfirmed double opt-in submissions, for the cleanup of those never confirmed.
+    index('submissions_unconfirmed').on(t.receivedAt).where(sql`quarantine_reason = 'pending_confirmation'`),
   ],
 );
 
@@ -363,6 +367,8 @@ export const deliveries = pgTable(
     uniqueIndex('deliveries_submission_route').on(t.submissionId, t.routeId),
     // Digest deliveries only: instant ones have no period (and cost no entry).
     uniqueIndex('deliveries_route_period').on(t.routeId, t.periodKey).where(sql`period_key is not null`),
+    // Mail to submitters (autoresponses, confirmations): their abuse limits count recent ones here.
+    index('deliveries_submitter').on(t.orgId, t.createdAt).where(sql`destination_id = 'submitter'`),
   ],
 );
 

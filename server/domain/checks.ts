@@ -11,6 +11,7 @@ export type Verdict =
         | 'turnstile_failed'
         | 'challenge_failed'
         | 'over_quota'
+        | 'pending_confirmation'
         | 'schema_violation'
         | 'spam_suspected'
         | 'duplicate';

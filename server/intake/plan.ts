@@ -170,7 +170,11 @@ export function planFromRoutes(formRoutes: FormRoutes, input: PlanInput) {
     ...formRoutes.direct,
     ...streamViews(formRoutes.viaStreams, input),
   ];
-  const held = input.submission.status === 'quarantined' && input.submission.quarantineReason === 'over_quota';
+  // Over quota, or waiting for the submitter's confirmation (double opt-in): sent once released.
+  const held =
+    input.submission.status === 'quarantined' &&
+    (input.submission.quarantineReason === 'over_quota' ||
+      input.submission.quarantineReason === 'pending_confirmation');
   return rows
     .filter(({ route }) => route.mode.type !== 'digest')
     .map(({ route, type, enabled, view }) => {

@@ -20,6 +20,7 @@ import { appendEvent } from '../events.js';
 import { recordDrift } from '../services/drift-findings.js';
 import { admitSandboxSubmission } from '../services/sandboxes.js';
 import { checkAgainstSchema, type IntakeSchemaResult } from '../services/schemas.js';
+import { confirmVerdict, planSubmitterMail, sendsSubmitterMail } from '../services/submitter-mail.js';
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
 import { renderAgeS, renderTokenKey } from '../spam/render-token.js';
@@ -301,6 +302,8 @@ async function decideAndStore(
 function storesAtOnce(d: Decision): boolean {
   if (d.parsed.files.length || d.entry.form.sandbox) return false;
   if (d.cheap.status !== 'received') return true;
+  // Mail to the submitter counts its abuse limits in the transaction (only forms that turn it on).
+  if (sendsSubmitterMail(d.entry.form.settings)) return false;
   // settings.unique claims in the statement; with an idempotency key too, the transaction decides
   // (a claim must never outlive a write that lost to the key).
   if (d.rateLimit || d.turnstile || d.pow || (d.unique && d.idemKey) || d.schema?.drift.length) return false;
@@ -362,7 +365,12 @@ async function challengeThenSchema(deps: Deps, input: IntakeRequest, d: Decision
 async function store(deps: Deps, d: Decision, checked: Checked, authoritative: boolean): Promise<Outcome> {
   const result = await deps.database.db.transaction(async (tx) => {
     const locked = await spendThen(tx, checked.spend, await checkUnderLock(tx, deps, d, checked, authoritative));
-    const submission = submissionRow(d, locked.verdict, locked.issues, locked.duplicateOf);
+    const submission = submissionRow(
+      d,
+      confirmVerdict(d.entry.form, locked.verdict, d.control.test),
+      locked.issues,
+      locked.duplicateOf,
+    );
     const inserted = await tx
       .insert(submissions)
       .values(submission)
@@ -380,7 +388,9 @@ async function store(deps: Deps, d: Decision, checked: Checked, authoritative: b
     const fromDrift = drift?.drift.length ? await storeDrift(tx, d, stored, drift) : 0;
     const { form } = d.entry;
     const planned =
-      form.status === 'paused' || form.sandbox ? [] : planFromRoutes(locked.routes, planInput(d.entry, stored));
+      form.status === 'paused' || form.sandbox
+        ? []
+        : [...planFromRoutes(locked.routes, planInput(d.entry, stored)), ...(await submitterMail(tx, deps, d, stored))];
     if (planned.length) await tx.insert(deliveries).values(planned);
     const eventType = eventTypeOf(form, stored.status);
     const fromEvent = eventType ? (await appendEvent(tx, submissionEvent(eventType, stored, planned))).dispatched : 0;
@@ -546,6 +556,14 @@ function eventTypeOf(form: FormRow, status: string) {
   if (status === 'received') return 'submission.received' as const;
   if (status === 'quarantined') return 'submission.quarantined' as const;
   return null;
+}
+
+/** The autoresponse or confirmation mail of a stored submission (services/submitter-mail.ts). */
+function submitterMail(tx: Db, deps: Deps, d: Decision, stored: SubmissionRow) {
+  if (!sendsSubmitterMail(d.entry.form.settings)) return [];
+  const { form, org } = d.entry;
+  const input = { config: deps.config, orgId: org.id, form, block: d.entry.spam.block, now: d.now };
+  return planSubmitterMail(tx, input, stored);
 }
 
 /** What planning needs of a submission about to be stored. */

@@ -1,5 +1,6 @@
 import type { z } from '../../shared/contracts/common.js';
 import type { Delivery, DeliveryResult } from '../../shared/contracts/deliveries.js';
+import { SUBMITTER_TARGET } from '../../shared/contracts/submitter.js';
 import type { DeliveryRow } from '../db/rows.js';
 
 export type DeliveryOut = z.output<typeof Delivery>;
@@ -40,5 +41,7 @@ export function presentDelivery(d: DeliveryRow): DeliveryOut {
     last_error: d.lastError === null ? null : scrub(d.lastError),
     created_at: d.createdAt.toISOString(),
     sent_at: d.sentAt?.toISOString() ?? null,
+    // Mail to the submitter only (a route's delivery has no kind, as before the extension).
+    ...(d.destinationId === SUBMITTER_TARGET ? { kind: d.routeId as DeliveryOut['kind'] } : {}),
   };
 }

@@ -25,6 +25,7 @@ export function presentSubmission(s: SubmissionRow): SubmissionOut {
     spam: s.spam,
     meta: s.meta,
     received_at: s.receivedAt.toISOString(),
+    ...(s.confirmation ? { confirmation: s.confirmation } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { deleteExpiredKeys } from './idempotency-expiry.js';
 import { releaseHeld } from './quota-release.js';
 import { applyRetention } from './retention.js';
 import { deleteExpiredSandboxes } from './sandbox-expiry.js';
+import { deleteUnconfirmed } from './unconfirmed-expiry.js';
 
 /**
  * A periodic job of the worker. It must be safe when several processes run it at once (conditional
@@ -25,6 +26,7 @@ export interface HousekeepingJob {
 export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'quota-release', run: releaseHeld },
   { name: 'retention', run: applyRetention },
+  { name: 'unconfirmed-expiry', run: deleteUnconfirmed },
   { name: 'sandbox-expiry', run: (deps) => deleteExpiredSandboxes(deps) },
   { name: 'idempotency-expiry', run: (deps) => deleteExpiredKeys(deps) },
   { name: 'code-tries-expiry', run: (deps) => deleteOldCodeTries(deps) },

@@ -4,8 +4,10 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Claimed } from '../db/rows.js';
 import { destinations, forms, submissions, systemWebhooks } from '../db/schema.js';
+import { confirmKey, confirmToken } from '../domain/confirm-token.js';
 import type { OutboxKind } from './outbox.js';
 import { payloadsWithFiles } from './payload-files.js';
+import { SUBMITTER_TARGET } from './submitter-target.js';
 import type { DestinationTarget, OutboundMessage } from './types.js';
 
 /** What one claimed row is sent as; null when its destination (or system webhook) is gone or disabled. */
@@ -32,7 +34,8 @@ export async function loadMessages(
     .select({ id: destinations.id, type: destinations.type, name: destinations.name, config: destinations.config })
     .from(destinations)
     .where(inArray(destinations.id, targetIds));
-  const destById = new Map(dests.map((d) => [d.id, d]));
+  const destById = new Map<string, DestinationTarget>(dests.map((d) => [d.id, d]));
+  if (targetIds.includes(SUBMITTER_TARGET)) destById.set(SUBMITTER_TARGET, SUBMITTER_DEST);
   const templated = rows.filter((r) => {
     const d = destById.get(r.target_id);
     return d && d.type !== 'webhook';
@@ -55,6 +58,7 @@ export async function loadMessages(
   const withFiles = await payloadsWithFiles(deps, rows);
   const formById = new Map(formRows.map((f) => [f.id, f]));
   const hintById = new Map(subRows.map((s) => [s.id, s.subjectHint]));
+  const links = await confirmLinks(deps, rows);
   for (const row of rows) {
     const dest = destById.get(row.target_id);
     if (!dest) {
@@ -85,9 +89,31 @@ export async function loadMessages(
           meta: objOf(payload.meta),
           subject_hint: (row.submission_id ? hintById.get(row.submission_id) : null) ?? null,
           submissions: Array.isArray(payload.submissions) ? (payload.submissions as Obj[]) : undefined,
+          confirm_url: links.get(row.id),
         },
       },
     });
+  }
+  return out;
+}
+
+/** Mail to submitters has no destinations row: its settings are the form's (see submitter-target.ts). */
+const SUBMITTER_DEST: DestinationTarget = {
+  id: SUBMITTER_TARGET,
+  type: SUBMITTER_TARGET,
+  name: 'mail to the submitter',
+  config: {},
+};
+
+/** The signed /c/{token} link of each confirmation mail among the rows, made now (never stored). */
+async function confirmLinks(deps: { config: Config; database: Database }, rows: Claimed[]) {
+  const out = new Map<string, string>();
+  const wanted = rows.filter((r) => r.payload.type === 'submitter.confirmation' && r.submission_id);
+  if (!wanted.length) return out;
+  const key = await confirmKey(deps.database);
+  for (const r of wanted) {
+    const expires = new Date(String(r.payload.expires_at));
+    out.set(r.id, `${deps.config.publicBaseUrl}/c/${confirmToken(key, r.submission_id as string, expires)}`);
   }
   return out;
 }

@@ -59,7 +59,7 @@ export const OUTBOX: Record<OutboxKind, Outbox> = {
     candidates: 'claim_candidates_deliveries',
     // The destination's type travels with the row (its delivery policy), looked up by primary key.
     claimColumns:
-      't.event_type, t.submission_id, t.form_id, t.route_id, (select x.type from destinations x where x.id = t.destination_id) as type',
+      "t.event_type, t.submission_id, t.form_id, t.route_id, case when t.destination_id = 'submitter' then 'submitter' else (select x.type from destinations x where x.id = t.destination_id) end as type",
     subjectKey: 'destination_id',
     disabledEvent: 'destination.disabled',
     events: true,

@@ -3,9 +3,11 @@ import type { Config } from '../config.js';
 import { discordAdapter } from './adapters/discord.js';
 import { emailAdapter } from './adapters/email.js';
 import { slackAdapter } from './adapters/slack.js';
+import { submitterAdapter } from './adapters/submitter.js';
 import { telegramAdapter } from './adapters/telegram.js';
 import { webhookAdapter } from './adapters/webhook.js';
 import { backoffMs } from './backoff.js';
+import { SUBMITTER_TARGET } from './submitter-target.js';
 import type { Adapter, AdapterDeps, DestinationTarget, OutboundMessage, SendResult } from './types.js';
 
 /** How deliveries to one destination type are sent and retried. */
@@ -70,8 +72,12 @@ const UNKNOWN: DeliveryPolicy = {
   permanent: new Set(),
 };
 
+/** Mail to submitters (autoresponses, confirmations): retried and given up like email. */
+export const SUBMITTER_POLICY: DeliveryPolicy = { ...POLICIES.email, adapter: submitterAdapter };
+
 /** The policy of a destination type as stored (a string from the database). */
 export function policyOf(type: string | null | undefined): DeliveryPolicy {
+  if (type === SUBMITTER_TARGET) return SUBMITTER_POLICY;
   return type && isType(type) ? POLICIES[type] : UNKNOWN;
 }
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, min, sql } from 'drizzle-orm';
 import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
-import { deliveries, organizations } from '../db/schema.js';
+import { deliveries, organizations, submissions } from '../db/schema.js';
 import { limitsOf } from '../domain/orgs.js';
 import { quotaUsed } from '../domain/quota.js';
 import { dueNowUnlessDisabled } from './disable.js';
@@ -73,13 +73,21 @@ async function releaseOrg(deps: Deps, orgId: string): Promise<ReleaseResult> {
   });
 }
 
-/** The submissions with held deliveries, oldest first (deliveries are planned when the submission arrives). */
+/** The over-quota submissions with held deliveries, oldest first (deliveries are planned when the submission arrives). */
 async function oldestHeld(tx: Db, orgId: string, limit: number): Promise<string[]> {
   const first = min(deliveries.createdAt);
   const rows = await tx
     .select({ submissionId: deliveries.submissionId, first })
     .from(deliveries)
-    .where(and(eq(deliveries.orgId, orgId), eq(deliveries.status, 'held'), isNotNull(deliveries.submissionId)))
+    .where(
+      and(
+        eq(deliveries.orgId, orgId),
+        eq(deliveries.status, 'held'),
+        isNotNull(deliveries.submissionId),
+        // Held for a double opt-in confirmation instead: only the submitter releases those.
+        sql`not exists (select 1 from ${submissions} s where s.id = ${deliveries.submissionId} and s.quarantine_reason = 'pending_confirmation')`,
+      ),
+    )
     .groupBy(deliveries.submissionId)
     .orderBy(asc(first), asc(deliveries.submissionId))
     .limit(limit);

@@ -48,6 +48,8 @@ export interface OutboundMessage {
     subject_hint: string | null;
     /** Digest deliveries: the period's submissions, each {id, data, meta, received_at}. */
     submissions?: Record<string, unknown>[];
+    /** Double opt-in confirmation mail: the signed /c/{token} link (made when it is sent, never stored). */
+    confirm_url?: string;
   };
 }
 

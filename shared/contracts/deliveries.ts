@@ -1,12 +1,16 @@
 import { body, errors, getById, IdParam, json, ListQuery, listOf, listPage, op, Timestamp, z } from './common.js';
+import { DELIVERY_KINDS } from './submitter.js';
 
 /**
  * `held`: planned for an over-quota submission; never claimed, no next_attempt_at. The housekeeping
  * job makes it `pending` (due at once) when the organization's plan allows again.
  */
 export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped', 'held'] as const;
-/** `match` (extension): the route's condition did not match the submission. */
-export const SKIP_REASONS = ['window', 'quality', 'erased', 'match'] as const;
+/**
+ * Extensions: `match`, the route's condition did not match the submission; `limit`, mail to a
+ * submitter over an abuse limit or to a disposable or blocked domain.
+ */
+export const SKIP_REASONS = ['window', 'quality', 'erased', 'match', 'limit'] as const;
 
 export const DeliveryResult = z
   .object({
@@ -22,8 +26,14 @@ export const Delivery = z
   .object({
     id: z.string(),
     submission_id: z.string().nullable().meta({ description: 'null for digest deliveries (one per period)' }),
-    route_id: z.string(),
-    destination_id: z.string(),
+    route_id: z
+      .string()
+      .meta({ description: 'the route; "autoresponder" or "confirmation" for mail to the submitter' }),
+    destination_id: z.string().meta({ description: 'the destination; "submitter" for mail to the submitter' }),
+    kind: z.enum(DELIVERY_KINDS).optional().meta({
+      description:
+        'extension: present on mail to the submitter only, "autoresponder" or "confirmation" (settings of the form); absent on route deliveries',
+    }),
     status: z.enum(DELIVERY_STATUSES).meta({
       description:
         'pending → sending → sent | failed (retried) | dead; skipped when planned outside the window or quality ' +

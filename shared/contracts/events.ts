@@ -4,6 +4,8 @@ import { ListQuery, listOf, listPage, Timestamp, z } from './common.js';
 export const EVENT_TYPES = [
   'submission.received',
   'submission.quarantined',
+  // extension: a double opt-in submission confirmed by its submitter
+  'submission.confirmed',
   'submission.updated',
   'delivery.sent',
   'delivery.dead',

@@ -17,6 +17,7 @@ import {
   z,
 } from './common.js';
 import { Slug, Tags } from './projects.js';
+import { AutoresponderSettings, ConfirmSettings } from './submitter.js';
 
 export const SCHEMA_MODES = ['observe', 'enforce', 'managed'] as const;
 export const FORM_STATUSES = ['active', 'paused'] as const;
@@ -129,6 +130,8 @@ export const FormSettings = z
       description: 'delete this form’s submissions after this many days (the plan’s retention wins when shorter)',
     }),
     unique: UniqueSettings.nullable().optional(),
+    autoresponder: AutoresponderSettings.nullable().optional(),
+    confirm: ConfirmSettings.nullable().optional(),
   })
   .meta({ id: 'FormSettings' });
 

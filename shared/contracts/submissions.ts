@@ -1,6 +1,7 @@
 import { body, errors, getById, IdParam, json, ListQuery, listOf, op, Timestamp, z } from './common.js';
 import { Delivery } from './deliveries.js';
 import { DriftEvent } from './drift.js';
+import { Confirmation } from './submitter.js';
 
 export const SUBMISSION_STATUSES = ['received', 'quarantined', 'spam'] as const;
 export const QUARANTINE_REASONS = [
@@ -13,6 +14,8 @@ export const QUARANTINE_REASONS = [
   'challenge_failed',
   /** extension: settings.unique found the same values already received (duplicate_of names the first) */
   'duplicate',
+  // extension: a double opt-in submission waiting for its submitter's confirmation
+  'pending_confirmation',
 ] as const;
 
 /**
@@ -28,6 +31,7 @@ export const SPAM_REASONS = [
   'learned_ham',
   'too_fast',
   'stale_page',
+  'bad_render_token',
   'many_links',
   'link_density',
   'url_shortener',
@@ -83,6 +87,9 @@ export const Submission = z
       description: 'ip, user_agent, origin, referer, country (when known), received_at, content_type',
     }),
     received_at: Timestamp,
+    confirmation: Confirmation.optional().meta({
+      description: 'extension: present once a double opt-in submission was confirmed (settings.confirm)',
+    }),
   })
   .meta({ id: 'Submission' });
 

@@ -21,10 +21,10 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 const UNDOCUMENTED: Record<string, string> = {};
 
 /**
- * The people's HTML pages (the dashboard, hosted form pages) and the files they load (/assets: the
+ * The people's HTML pages (the dashboard, hosted form pages, double opt-in links) and the files they load (/assets: the
  * proof-of-work widget): not API operations, not in /openapi.json.
  */
-const PAGES = /^\/(app|f|assets)(\/|$)/;
+const PAGES = /^\/(app|f|c|assets)(\/|$)/;
 
 /** Error answers that are not the envelope, on purpose. */
 const NOT_ENVELOPED: Record<string, string> = {

@@ -11,6 +11,7 @@ import type { DashEnv } from '../env.js';
 import { allow, bodyFor } from '../input.js';
 import { Badge, Copyable, done, page, Time } from '../render.js';
 import { SettingsForm } from './forms/settings.js';
+import { SubmitterMailCard } from './forms/submitter.js';
 import {
   type Failure,
   FormTabs,
@@ -168,6 +169,7 @@ async function formPage(
       </section>
       <DailyChartCard id="chart" subject={form.name} chart={chart} />
       <SettingsForm c={c} formId={form.id} values={failed?.values ?? valuesOf(form)} failure={failed?.failure} />
+      <SubmitterMailCard form={row} base={deps.config.publicBaseUrl} />
       <section class="card" aria-labelledby="embed">
         <h2 id="embed">Embed snippets</h2>
         <p class="muted">
