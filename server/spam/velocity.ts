@@ -63,7 +63,13 @@ export async function recentVelocity(
   record = true,
 ): Promise<Velocity | undefined> {
   if (!keys.fingerprint && !keys.address) return undefined;
-  if (database.kind === 'pglite') return countInProcess(database, keys, now.getTime(), windowS * 1000, record);
+  const local = countInProcess(database, keys, now.getTime(), windowS * 1000, record);
+  if (database.kind === 'pglite') return local;
+  // PostgreSQL: this process's own sightings gate the shared count. Text or an address this node
+  // has not seen before in the window (nearly every submission) costs no read; from its second
+  // sighting here the stored rows are counted, so a flood spread over several nodes is counted
+  // whole once it has reached any node twice.
+  if (local.sameContent < 2 && local.sameAddress < 2) return local;
   return countStored(database, orgId, keys, new Date(now.getTime() - windowS * 1000));
 }
 

@@ -48,6 +48,7 @@ describe('routes', () => {
       window: { from: null, until: null },
       quality: { exclude_spam: true, exclude_quarantined: true },
       filter: null,
+      match: null,
       transform: null,
       counts: { deliveries: 0, sent: 0 },
       created_at: expect.stringMatching(/Z$/),

@@ -37,6 +37,7 @@ describe('GET /v1/submissions and /v1/forms/{id}/submissions', () => {
       meta: expect.objectContaining({ ip: '203.0.113.7', content_type: 'application/json' }),
       received_at: s3.receivedAt.toISOString(),
       attachments: [],
+      duplicate_of: null,
     });
     expect(r.json.data[1]).toMatchObject({ test: true, quarantine_reason: null });
     const all = await t.api('GET', '/v1/submissions?limit=200', key);
