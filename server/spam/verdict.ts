@@ -4,6 +4,8 @@ import { disposableDomain } from './disposable.js';
 import { type ListHit, listHit, type SpamList } from './lists.js';
 import { textsOf, tokensOf, wordsOf } from './tokens.js';
 
+/** Marks (spam and not spam together) from which the learning filter has its full say. */
+export const LEARNED_FULL_MARKS = 20;
 /** A form's `settings.spam`, after defaults (merged with its organization's). */
 export interface SpamPolicy {
   threshold: number;
@@ -132,10 +134,13 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
   for (const s of signals) keep *= 1 - s.weight;
   let score = 1 - keep;
   const learned = input.model ? classify(input.model, tokensOf(texts)) : null;
-  if (learned && learned.clues.length > 0) {
+  if (input.model && learned && learned.clues.length > 0) {
     const p = learned.probability;
+    // A filter taught by a handful of marks knows little: its say grows with the marks it has
+    // learned, in full from LEARNED_FULL_MARKS on, so one stray mark cannot decide the next post.
+    const confidence = Math.min(1, (input.model.spam + input.model.ham) / LEARNED_FULL_MARKS);
     if (p >= 0.5) {
-      const weight = round(Math.min(0.95, (p - 0.5) / 0.4));
+      const weight = round(Math.min(0.95, (p - 0.5) / 0.4) * confidence);
       if (weight > 0.05) {
         signals.push({
           code: 'learned_spam',
@@ -144,14 +149,14 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
         });
         score = 1 - (1 - score) * (1 - weight);
       }
-    } else if (!blocked) {
+    } else if (!blocked && confidence * (0.5 - p) > 0.05) {
       // Messages like ones the owner marked as fine weigh less, whatever else they look like.
       signals.push({
         code: 'learned_ham',
         text: `the filter learned from your marks says not spam (${round(p)})`,
         weight: 0,
       });
-      score *= 0.5 + p;
+      score *= 1 - confidence * (0.5 - p);
     }
   }
   score = round(Math.min(1, Math.max(0, score)));
