@@ -1,6 +1,16 @@
 /** Bench settings, all from the environment; the defaults are the figures the benchmark is defined with. */
 
-export const PARTS = ['start', 'intake', 'baseline', 'e2e', 'drain', 'dashboard', 'attachments', 'pow', 'spam'] as const;
+export const PARTS = [
+  'start',
+  'intake',
+  'baseline',
+  'e2e',
+  'drain',
+  'dashboard',
+  'attachments',
+  'pow',
+  'spam',
+] as const;
 export type Part = (typeof PARTS)[number];
 
 export interface BenchConfig {

@@ -260,7 +260,12 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     ([n, v]) =>
       [
         n,
-        v === null ? 'NaN' : fmt(v, n === 'intake_vs_baseline' || n === 'spam_cpu_ratio' || n === 'intake_match_unique_cpu_ratio' ? 3 : 2),
+        v === null
+          ? 'NaN'
+          : fmt(
+              v,
+              n === 'intake_vs_baseline' || n === 'spam_cpu_ratio' || n === 'intake_match_unique_cpu_ratio' ? 3 : 2,
+            ),
       ] as const,
   );
   out.push(
