@@ -2,12 +2,14 @@ import { and, asc, eq, gt, gte, inArray, lt, type SQL } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { ReplayFilter, ReplayWindow } from '../../shared/contracts/deliveries.js';
 import { ops } from '../../shared/contracts/index.js';
+import { DELIVERY_KINDS } from '../../shared/contracts/submitter.js';
 import type { Actor, Deps } from '../core/deps.js';
 import { ApiError, notFound } from '../core/errors.js';
 import { deliveries, destinations, forms, routes } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
 import { OUTBOX, type Outbox, type OutboxKind } from '../worker/outbox.js';
+import { SUBMITTER_TARGET } from '../worker/submitter-target.js';
 import { routeOf } from './next-steps.js';
 import { getWebhookRow } from './webhooks.js';
 
@@ -95,10 +97,12 @@ async function checkOwned(deps: Deps, orgId: string, f: Filter) {
         .where(and(eq(table.id, id), eq(table.orgId, orgId)))
         .limit(1)
     ).length > 0;
-  if (f.destination_id && !(await owned(destinations, f.destination_id))) {
+  // Mail to submitters has a built-in target and kinds for route ids, no rows: every organization has them.
+  if (f.destination_id && f.destination_id !== SUBMITTER_TARGET && !(await owned(destinations, f.destination_id))) {
     throw notFound('destination', f.destination_id);
   }
-  if (f.route_id && !(await owned(routes, f.route_id))) throw notFound('route', f.route_id);
+  const kind = (DELIVERY_KINDS as readonly string[]).includes(f.route_id ?? '');
+  if (f.route_id && !kind && !(await owned(routes, f.route_id))) throw notFound('route', f.route_id);
   if (f.form_id && !(await owned(forms, f.form_id))) throw notFound('form', f.form_id);
 }
 

@@ -6,6 +6,7 @@ import type { Claimed } from '../db/rows.js';
 import { destinations, type systemWebhooks } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import { OUTBOX, type OutboxKind } from './outbox.js';
+import { SUBMITTER_TARGET } from './submitter-target.js';
 import type { SendResult } from './types.js';
 
 /** A target row as the shared paths read it (a system webhook has only the columns both share). */
@@ -136,10 +137,14 @@ export async function afterFailure(
 export const failingSinceOnFailure = (now: Date, column: AnyPgColumn) =>
   sql`coalesce(${column}, ${now.toISOString()}::timestamptz)`;
 
-/** A queued row is due now, unless its target is disabled: then it waits (not due). */
+/**
+ * A queued row is due now, unless its target is disabled: then it waits (not due). Mail to
+ * submitters has the built-in target, which has no row and is never disabled: always due.
+ */
 export const dueNowUnlessDisabled = (now: Date, kind: OutboxKind = 'delivery') => {
   const { targets, rowTarget } = OUTBOX[kind];
-  return sql`case when exists (select 1 from ${targets} where ${targets.id} = ${rowTarget} and ${targets.enabled}) then ${now.toISOString()}::timestamptz else null end`;
+  const builtIn = kind === 'delivery' ? sql`${rowTarget} = ${SUBMITTER_TARGET} or ` : sql``;
+  return sql`case when ${builtIn}exists (select 1 from ${targets} where ${targets.id} = ${rowTarget} and ${targets.enabled}) then ${now.toISOString()}::timestamptz else null end`;
 };
 
 /** The same for a row being inserted for the destination `destinationId` (a digest delivery). */

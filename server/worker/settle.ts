@@ -1,12 +1,13 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
 import type { Claimed, DestinationRow } from '../db/rows.js';
-import { destinations } from '../db/schema.js';
+import { destinations, events } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import { afterFailure, failingSinceOnFailure } from './disable.js';
 import { OUTBOX, type OutboxKind } from './outbox.js';
 import { type DeliveryPolicy, isFinal, policyOf } from './policy.js';
+import { SUBMITTER_TARGET } from './submitter-target.js';
 import type { SendResult } from './types.js';
 
 /** Consecutive failures after which a destination (or system webhook) reads as `failing`. */
@@ -137,7 +138,7 @@ async function targetFailed(deps: Deps, a: Attempt, outcome: Outcome) {
     })
     .where(eq(targets.id, row.target_id))
     .returning();
-  if (!target) return { dispatched: 0, parked: false };
+  if (!target) return { dispatched: events && outcome === 'dead' ? await builtInDeadEvent(a) : 0, parked: false };
   const off = await afterFailure(tx, deps, kind, row, target, r);
   let dispatched = off.dispatched;
   if (events && outcome === 'dead') dispatched += await deadEvent(a, target);
@@ -164,6 +165,43 @@ async function deadEvent(a: Attempt, dest: DestinationRow) {
     fanOut: !throttled,
   });
   if (!throttled) await tx.update(destinations).set({ lastDeadEventAt: now }).where(eq(destinations.id, dest.id));
+  return ev.dispatched;
+}
+
+/**
+ * `delivery.dead` of mail to a submitter (the built-in target: no destinations row to count its
+ * failures or remember its last alert), with the same subject (destination_id "submitter") and
+ * data naming the target and the kind of mail. Its fan-out is throttled like a destination's, at
+ * most once an hour per organization, read from the log: a dead mail to a submitter is rare (a
+ * refused address dies at once), and a form's bad addresses must not flood system webhooks.
+ */
+async function builtInDeadEvent(a: Attempt) {
+  const { tx, row, now } = a;
+  if (row.target_id !== SUBMITTER_TARGET) return 0;
+  const since = new Date(now.getTime() - ALERT_THROTTLE_MS);
+  const recent = await tx
+    .select({ id: events.id })
+    .from(events)
+    .where(
+      and(
+        eq(events.orgId, row.org_id),
+        eq(events.type, 'delivery.dead'),
+        gt(events.createdAt, since),
+        sql`${events.subject}->>'destination_id' = ${SUBMITTER_TARGET}`,
+        sql`${events.data}->>'throttled' = 'false'`,
+      ),
+    )
+    .limit(1);
+  const throttled = recent.length > 0;
+  const { subject, data } = eventOf(a);
+  const ev = await appendEvent(tx, {
+    orgId: row.org_id,
+    type: 'delivery.dead',
+    subject,
+    data: { ...data, target: SUBMITTER_TARGET, kind: row.route_id, throttled },
+    now,
+    fanOut: !throttled,
+  });
   return ev.dispatched;
 }
 

@@ -81,8 +81,13 @@ export const ReplayWindow = z.strictObject({
 });
 
 export const ReplayFilter = ReplayWindow.extend({
-  destination_id: z.string().optional().meta({ description: 'only deliveries to this destination' }),
-  route_id: z.string().optional().meta({ description: 'only deliveries of this route' }),
+  destination_id: z.string().optional().meta({
+    description: 'only deliveries to this destination ("submitter", an extension: mail to submitters)',
+  }),
+  route_id: z.string().optional().meta({
+    description:
+      'only deliveries of this route ("autoresponder" or "confirmation", an extension: that mail to submitters)',
+  }),
   form_id: z.string().optional().meta({ description: 'only deliveries of submissions to this form' }),
 }).meta({
   id: 'ReplayFilter',

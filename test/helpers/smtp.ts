@@ -9,15 +9,20 @@ export interface SinkMail {
   html: string;
 }
 
-/** A real SMTP server on loopback that keeps every message (tests never send mail elsewhere). */
-export async function startSmtpSink(opts: { reject?: () => boolean } = {}) {
+/**
+ * A real SMTP server on loopback that keeps every message (tests never send mail elsewhere).
+ * `reject` (given here, or later through `refuse`) answers a recipient with 550, as a receiving
+ * server refusing a mailbox does.
+ */
+export async function startSmtpSink(opts: { reject?: (to: string) => boolean } = {}) {
   const messages: SinkMail[] = [];
+  let reject = opts.reject;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onRcptTo(_address, _session, cb) {
-      if (opts.reject?.()) {
+    onRcptTo(address, _session, cb) {
+      if (reject?.(address.address.toLowerCase())) {
         const err = new Error('mailbox unavailable') as Error & { responseCode: number };
         err.responseCode = 550;
         cb(err);
@@ -54,6 +59,10 @@ export async function startSmtpSink(opts: { reject?: () => boolean } = {}) {
         if (Date.now() > until) throw new Error('no matching mail at the SMTP sink');
         await new Promise((r) => setTimeout(r, 20));
       }
+    },
+    /** Refuses the recipients `pred` names from now on (null: accepts all again). */
+    refuse(pred: ((to: string) => boolean) | null) {
+      reject = pred ?? undefined;
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

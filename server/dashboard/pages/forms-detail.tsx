@@ -12,6 +12,7 @@ import { allow, bodyFor } from '../input.js';
 import { Badge, Copyable, done, page, Time } from '../render.js';
 import { SettingsForm } from './forms/settings.js';
 import { SubmitterMailCard } from './forms/submitter.js';
+import { submitterSettingsOf, submitterValuesOf } from './forms/submitter-input.js';
 import {
   type Failure,
   FormTabs,
@@ -72,6 +73,7 @@ function settingsBody(f: Values) {
       reply_to_field: f.reply_to_field?.trim() || null,
       ...(honeypot ? { honeypot_field: honeypot } : {}),
       ...challengeOf(f),
+      ...submitterSettingsOf(f),
     },
   };
 }
@@ -103,6 +105,7 @@ function valuesOf(form: { name: string; tags: string[]; status: string; schema_m
     reply_to_field: str(s.reply_to_field),
     challenge: challenge && typeof challenge.provider === 'string' ? challenge.provider : '',
     challenge_difficulty: typeof challenge?.difficulty === 'number' ? String(challenge.difficulty) : '',
+    ...submitterValuesOf(s),
   };
 }
 

@@ -4,6 +4,7 @@ import { SCHEMA_MODES } from '../../../../shared/contracts/forms.js';
 import type { DashEnv } from '../../env.js';
 import { CsrfField, ErrorBox } from '../../render.js';
 import { ariaOf, type Failure, FieldError, formPath, type Issue, issuesAt, unclaimed } from '../forms-ui.js';
+import { AutoresponderFields, ConfirmFields } from './submitter-fields.js';
 
 type Values = Record<string, string>;
 
@@ -24,6 +25,8 @@ const CLAIMED = [
   'settings.redirect_url',
   'settings.reply_to_field',
   'settings.challenge',
+  'settings.autoresponder',
+  'settings.confirm',
 ];
 
 /** The settings form (PATCH /v1/forms/{id}): each field with its errors next to it after a refusal. */
@@ -80,6 +83,10 @@ export const SettingsForm: FC<{ c: Context<DashEnv>; formId: string; values: Val
         <IntakeFields v={v} issues={issues} />
 
         <ChallengeFields v={v} issues={issues} />
+
+        <AutoresponderFields v={v} issues={issues} />
+
+        <ConfirmFields v={v} issues={issues} />
 
         <p>
           <button type="submit">Save settings</button>

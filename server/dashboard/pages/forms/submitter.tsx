@@ -28,8 +28,9 @@ function preview(kind: Kind, own: Obj, form: { id: string; slug: string; name: s
 
 /**
  * Mail to the submitter (docs/submitter.md): the form's autoresponse and double opt-in mail as the
- * submitter would get them, rendered with a sample submission. Set through the API, CLI or MCP
- * (`settings.autoresponder`, `settings.confirm`); the text is escaped like any other on the page.
+ * submitter would get them as saved, rendered with a sample submission. Edited in the settings form
+ * above, or through the API, CLI or MCP (`settings.autoresponder`, `settings.confirm`); the text is
+ * escaped like any other on the page.
  */
 export const SubmitterMailCard: FC<{
   form: { id: string; slug: string; name: string; settings: Obj };
@@ -47,7 +48,8 @@ export const SubmitterMailCard: FC<{
         if (!isObj(own) || own.enabled !== true) {
           return (
             <p>
-              {title}: off. Turn it on with <code>{`settings.${key}`}</code> (see docs/submitter.md).
+              {title}: off. Turn it on in the settings above, or with <code>{`settings.${key}`}</code> through the API
+              (see docs/submitter.md).
             </p>
           );
         }
