@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { learnMark } from '../../server/spam/learn.js';
 import { textsOf, tokensOf } from '../../server/spam/tokens.js';
-import { velocityKeys } from '../../server/spam/velocity.js';
+import { recentVelocity, velocityKeys } from '../../server/spam/velocity.js';
+import { VELOCITY_LIMIT } from '../../server/spam/verdict.js';
 import { tenantApp } from '../helpers/tenant.js';
 
 const { t, key, otherKey, orgId } = await tenantApp();
@@ -63,6 +64,23 @@ describe('velocity across an organization’s forms', () => {
     const fifth = await reasonsOf(key, ids[4]);
     expect(fifth).toContain('velocity_address');
     expect(fifth).not.toContain('velocity_content');
+  });
+
+  it('on PostgreSQL a node counts the stored rows from its own second sighting: a flood over several nodes is counted whole', async () => {
+    const f = await form();
+    const text = `Cheap followers for your account, offer ${Math.random()}`;
+    for (let i = 0; i < 4; i += 1) await post(f, { name: `P${i}`, message: text });
+    const keys = velocityKeys(orgId, { message: text });
+    // Another node: the same database, its own in-process counter (kept per Database object).
+    const otherNode = { ...t.deps.database };
+    const now = new Date();
+    const first = await recentVelocity(otherNode, orgId, keys, now, 600);
+    const second = await recentVelocity(otherNode, orgId, keys, now, 600);
+    // Its first sighting costs no read: it knows only itself.
+    expect(first?.sameContent).toBe(1);
+    // From the second, PostgreSQL's stored rows count (4 stored, capped at the limit); PGlite, one
+    // process per database, keeps to the counter.
+    expect(second?.sameContent).toBe(t.deps.database.kind === 'postgres' ? VELOCITY_LIMIT : 2);
   });
 
   it('stores hashes, never the text or address, and none for a test submission', async () => {
