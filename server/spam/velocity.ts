@@ -70,8 +70,31 @@ export async function recentVelocity(
   // sighting here the stored rows are counted, so a flood spread over several nodes is counted
   // whole once it has reached any node twice.
   if (local.sameContent < 2 && local.sameAddress < 2) return local;
-  return countStored(database, orgId, keys, new Date(now.getTime() - windowS * 1000));
+  // A flood of one text reaches this node many times a second: the stored count is read at most
+  // once a second per key pair, this node's own sightings added on top in between.
+  let memo = storedCounts.get(database);
+  if (!memo) {
+    memo = new Map();
+    storedCounts.set(database, memo);
+  }
+  const memoKey = `${keys.fingerprint}|${keys.address}`;
+  const nowMs = now.getTime();
+  const hit = memo.get(memoKey);
+  if (hit && nowMs - hit.at < STORED_COUNT_TTL_MS) {
+    return {
+      sameContent: Math.max(hit.counts.sameContent, local.sameContent),
+      sameAddress: Math.max(hit.counts.sameAddress, local.sameAddress),
+    };
+  }
+  const counts = await countStored(database, orgId, keys, new Date(nowMs - windowS * 1000));
+  if (memo.size >= MAX_KEPT) memo.clear();
+  memo.set(memoKey, { at: nowMs, counts });
+  return counts;
 }
+
+/** How long a stored count is reused for the same key pair on this node. */
+const STORED_COUNT_TTL_MS = 1000;
+const storedCounts = new WeakMap<Database, Map<string, { at: number; counts: Velocity }>>();
 
 /** Keys kept per database before the counter starts over (a flood of distinct texts cannot grow it without bound). */
 const MAX_KEPT = 100_000;
