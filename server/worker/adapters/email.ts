@@ -9,7 +9,7 @@ import {
   renderTemplate,
   templateScope,
 } from '../template.js';
-import type { Adapter, OutboundMessage, SendResult } from '../types.js';
+import type { Adapter, AdapterDeps, OutboundMessage, SendResult } from '../types.js';
 
 type Obj = Record<string, unknown>;
 type Context = OutboundMessage['context'];
@@ -120,7 +120,8 @@ function digestBodies(ctx: Context, subject: string, truncated: boolean): { text
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
 
-const fail = (error: string, retryable: boolean, latency = 0): SendResult => ({
+/** A mail that was not sent: the SendResult every mail adapter answers with. */
+export const mailFailure = (error: string, retryable: boolean, latency = 0): SendResult => ({
   ok: false,
   status_code: null,
   latency_ms: latency,
@@ -135,9 +136,10 @@ const fail = (error: string, retryable: boolean, latency = 0): SendResult => ({
  * listing the fields. SMTP failures are retryable; a server without mail is not.
  */
 export const emailAdapter: Adapter = async (deps, dest, msg) => {
-  if (deps.mailer.transport === 'none') return fail('mail sending is not configured (MAIL_TRANSPORT=none)', false);
+  if (deps.mailer.transport === 'none')
+    return mailFailure('mail sending is not configured (MAIL_TRANSPORT=none)', false);
   const to = strings(dest.config.to);
-  if (!to.length) return fail('the email destination has no recipients (config.to)', false);
+  if (!to.length) return mailFailure('the email destination has no recipients (config.to)', false);
   const ctx = msg.context;
   const digest = msg.event === 'digest.ready';
   const subject = subjectOf(dest.config, msg);
@@ -151,21 +153,15 @@ export const emailAdapter: Adapter = async (deps, dest, msg) => {
     replyTo: digest ? undefined : replyToOf(ctx.form.settings ?? {}, ctx.data),
     fromName: typeof dest.config.from_name === 'string' ? oneLine(dest.config.from_name) || undefined : undefined,
   };
-  const started = performance.now();
-  const result = await deps.mailer.send(mail);
-  const latency = Math.round(performance.now() - started);
-  if (!result.ok) {
-    return {
-      ...fail(result.error ?? 'the mail was not sent', true, latency),
-      response_excerpt: (result.response ?? '').slice(0, 500),
-    };
-  }
-  return {
-    ok: true,
-    status_code: null,
-    latency_ms: latency,
-    response_excerpt: (result.response ?? '').slice(0, 500),
-    error: null,
-    retryable: true,
-  };
+  return sendMail(deps.mailer, mail);
 };
+
+/** Sends one mail and answers its SendResult: SMTP failures are retryable, with the server's words. */
+export async function sendMail(mailer: Pick<AdapterDeps['mailer'], 'send'>, mail: MailMessage): Promise<SendResult> {
+  const started = performance.now();
+  const result = await mailer.send(mail);
+  const latency = Math.round(performance.now() - started);
+  const response_excerpt = (result.response ?? '').slice(0, 500);
+  if (!result.ok) return { ...mailFailure(result.error ?? 'the mail was not sent', true, latency), response_excerpt };
+  return { ok: true, status_code: null, latency_ms: latency, response_excerpt, error: null, retryable: true };
+}

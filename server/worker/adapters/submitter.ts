@@ -1,7 +1,8 @@
 import { isObj, type Obj } from '../../../shared/objects.js';
 import type { MailMessage } from '../../mail.js';
 import { escapeHtml, formatFields, renderTemplate, templateScope } from '../template.js';
-import type { Adapter, OutboundMessage, SendResult } from '../types.js';
+import type { Adapter, OutboundMessage } from '../types.js';
+import { mailFailure, sendMail } from './email.js';
 
 export type Kind = 'autoresponder' | 'confirmation';
 
@@ -10,15 +11,6 @@ const oneLine = (s: string) =>
     .replace(/[\r\n]+/g, ' ')
     .trim()
     .slice(0, 250);
-
-const fail = (error: string, retryable: boolean, latency = 0): SendResult => ({
-  ok: false,
-  status_code: null,
-  latency_ms: latency,
-  response_excerpt: '',
-  error,
-  retryable,
-});
 
 /** The site the form was sent from (its Origin, else its Referer's), else this service's host. */
 function siteOf(meta: Obj, base: string): string {
@@ -86,28 +78,14 @@ export function submitterMail(kind: Kind, own: Obj, msg: OutboundMessage, base: 
  * since sends nothing), the address planned at intake, a plain text and an escaped HTML part.
  */
 export const submitterAdapter: Adapter = async (deps, _dest, msg) => {
-  if (deps.mailer.transport === 'none') return fail('mail sending is not configured (MAIL_TRANSPORT=none)', false);
+  if (deps.mailer.transport === 'none')
+    return mailFailure('mail sending is not configured (MAIL_TRANSPORT=none)', false);
   const kind: Kind = msg.payload.type === 'submitter.confirmation' ? 'confirmation' : 'autoresponder';
   const own = msg.context.form.settings[kind === 'confirmation' ? 'confirm' : 'autoresponder'];
-  if (!isObj(own) || own.enabled !== true) return fail(`the form's ${kind} was turned off before it was sent`, false);
+  if (!isObj(own) || own.enabled !== true)
+    return mailFailure(`the form's ${kind} was turned off before it was sent`, false);
   const to = typeof msg.payload.to === 'string' ? msg.payload.to : '';
-  if (!to) return fail('no address to send to', false);
+  if (!to) return mailFailure('no address to send to', false);
   const mail: MailMessage = { to: [to], ...submitterMail(kind, own, msg, deps.config.publicBaseUrl) };
-  const started = performance.now();
-  const result = await deps.mailer.send(mail);
-  const latency = Math.round(performance.now() - started);
-  if (!result.ok) {
-    return {
-      ...fail(result.error ?? 'the mail was not sent', true, latency),
-      response_excerpt: (result.response ?? '').slice(0, 500),
-    };
-  }
-  return {
-    ok: true,
-    status_code: null,
-    latency_ms: latency,
-    response_excerpt: (result.response ?? '').slice(0, 500),
-    error: null,
-    retryable: true,
-  };
+  return sendMail(deps.mailer, mail);
 };
