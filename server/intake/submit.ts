@@ -24,8 +24,8 @@ import { confirmVerdict, planSubmitterMail, sendsSubmitterMail } from '../servic
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
 import { renderAgeS, renderTokenKey } from '../spam/render-token.js';
-import { NO_VELOCITY_KEYS, recentVelocity, type VelocityKeys, velocityKeys } from '../spam/velocity.js';
-import { type SpamResult, spamVerdict } from '../spam/verdict.js';
+import { NO_VELOCITY_KEYS, recentVelocity, type VelocityKeys, velocityKeysOf } from '../spam/velocity.js';
+import { type SpamFacts, type SpamResult, spamFacts, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
 import { coerceFormData } from './coerce.js';
 import { type Parsed, parseSubmission } from './parse.js';
@@ -160,6 +160,8 @@ interface SpamLookups {
   velocity: { sameContent: number; sameAddress: number } | undefined;
   /** seconds since the page was shown; `bad` for a token that does not verify; null without one */
   renderAge: number | 'bad' | null;
+  /** the data's texts and addresses, read once for the velocity keys and the verdict */
+  facts: SpamFacts;
 }
 
 /**
@@ -177,15 +179,20 @@ async function spamLookups(
   retry: boolean,
 ): Promise<SpamLookups> {
   const orgId = entry.org.id;
-  const keys = control.test || control.honeypotFilled ? NO_VELOCITY_KEYS : velocityKeys(orgId, data);
-  const [model, velocity, key] = await Promise.all([
-    cachedModel(deps.database, orgId, Date.now()),
-    recentVelocity(deps.database, orgId, keys, now, deps.config.spamVelocityWindowS, !retry),
-    control.rendered === undefined ? null : renderTokenKey(deps.database),
-  ]);
+  const facts = spamFacts(data);
+  const keys = control.test || control.honeypotFilled ? NO_VELOCITY_KEYS : velocityKeysOf(orgId, facts);
+  const modelOr = cachedModel(deps.database, orgId, Date.now());
+  const velocityOr = recentVelocity(deps.database, orgId, keys, now, deps.config.spamVelocityWindowS, !retry);
+  const keyOr = control.rendered === undefined ? null : renderTokenKey(deps.database);
+  // Usually nothing here reads (the model and the counts are kept in the process, no token came):
+  // then nothing is awaited either.
+  const [model, velocity, key] =
+    modelOr instanceof Promise || velocityOr instanceof Promise || keyOr
+      ? await Promise.all([modelOr, velocityOr, keyOr])
+      : [modelOr, velocityOr, null];
   const renderAge =
     key && control.rendered !== undefined ? renderAgeS(key, entry.form.id, control.rendered, now.getTime()) : null;
-  return { model, velocityKeys: keys, velocity, renderAge };
+  return { model, velocityKeys: keys, velocity, renderAge, facts };
 }
 
 /** Pure: reads nothing, awaits nothing. */
@@ -203,10 +210,11 @@ function decide(
   const originHeader = input.header('origin');
   const userAgent = input.header('user-agent');
   const origin = canonicalOrigin(originHeader) ?? canonicalOrigin(input.header('referer'));
-  const { model, velocity, renderAge } = lookups;
+  const { model, velocity, renderAge, facts } = lookups;
   const spam = spamVerdict(
     {
       data,
+      facts,
       honeypotFilled: control.honeypotFilled,
       userAgent,
       ip: input.ip,

@@ -120,14 +120,22 @@ interface Kept {
   version: number;
   model: BayesModel | null;
   checkedAt: number;
+  /** the version check (and read) under way, shared by every submission that arrives meanwhile */
+  refresh?: Promise<BayesModel | null>;
 }
 const models = new WeakMap<Database, Map<string, Kept>>();
 
 /**
  * The organization's model as intake scores with it: kept in the process, its version checked at
- * most every MODEL_CHECK_MS (one indexed read), the whole model read again only when it moved.
+ * most every MODEL_CHECK_MS (one indexed read, shared by the submissions that arrive while it runs),
+ * the whole model read again only when it moved. Between checks the answer is the kept model itself,
+ * not a promise: the common case costs intake no await.
  */
-export async function cachedModel(database: Database, orgId: string, nowMs: number): Promise<BayesModel | null> {
+export function cachedModel(
+  database: Database,
+  orgId: string,
+  nowMs: number,
+): BayesModel | null | Promise<BayesModel | null> {
   let cache = models.get(database);
   if (!cache) {
     cache = new Map();
@@ -135,17 +143,36 @@ export async function cachedModel(database: Database, orgId: string, nowMs: numb
   }
   const kept = cache.get(orgId);
   if (kept && nowMs - kept.checkedAt < MODEL_CHECK_MS) return kept.model;
+  if (kept?.refresh) return kept.refresh;
+  // An organization seen for the first time gets a placeholder (no version yet) that holds the read.
+  const entry = kept ?? { version: -1, model: null, checkedAt: Number.NEGATIVE_INFINITY };
+  if (!kept) {
+    if (cache.size > 5_000) cache.clear();
+    cache.set(orgId, entry);
+  }
+  const refresh = refreshModel(database, entry, orgId, nowMs);
+  entry.refresh = refresh;
+  const done = () => {
+    if (entry.refresh === refresh) entry.refresh = undefined;
+  };
+  refresh.then(done, () => {
+    done();
+    if (!kept && cache.get(orgId) === entry) cache.delete(orgId); // a failed first read is tried again
+  });
+  return refresh;
+}
+
+async function refreshModel(database: Database, kept: Kept, orgId: string, nowMs: number): Promise<BayesModel | null> {
   const [m] = await database.db
     .select({ version: spamModels.version })
     .from(spamModels)
     .where(eq(spamModels.orgId, orgId));
   const version = Number(m?.version ?? 0);
-  if (kept && kept.version === version) {
-    kept.checkedAt = nowMs;
-    return kept.model;
+  if (kept.version !== version) {
+    const read = await readModel(database.db, orgId);
+    kept.version = read.version;
+    kept.model = read.model;
   }
-  const read = await readModel(database.db, orgId);
-  if (cache.size > 5_000) cache.clear();
-  cache.set(orgId, { version: read.version, model: read.model, checkedAt: nowMs });
-  return read.model;
+  kept.checkedAt = nowMs;
+  return kept.model;
 }

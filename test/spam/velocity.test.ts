@@ -1,8 +1,9 @@
+import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { learnMark } from '../../server/spam/learn.js';
+import { cachedModel, learnMark, MODEL_CHECK_MS } from '../../server/spam/learn.js';
 import { textsOf, tokensOf } from '../../server/spam/tokens.js';
-import { recentVelocity, velocityKeys } from '../../server/spam/velocity.js';
+import { fingerprintHash, recentVelocity, velocityKeys } from '../../server/spam/velocity.js';
 import { VELOCITY_LIMIT } from '../../server/spam/verdict.js';
 import { tenantApp } from '../helpers/tenant.js';
 
@@ -144,5 +145,59 @@ describe('the learning filter keeps an organization’s most used tokens', () =>
     expect(await count()).toBe(cap + own * 49); // grows again until the next multiple
     await mark(99);
     expect(await count()).toBe(cap);
+  });
+});
+
+describe("intake's kept spam state", () => {
+  it('answers the kept model and an in-process count without a promise, and shares one read between submissions that arrive while the model is checked', async () => {
+    const node = { ...t.deps.database }; // a process of its own: nothing kept yet
+    const nowMs = Date.now();
+    const first = cachedModel(node, orgId, nowMs);
+    const meanwhile = cachedModel(node, orgId, nowMs + 5);
+    expect(first).toBeInstanceOf(Promise);
+    // Both wait on the same version check: one read, however many submissions arrive during it.
+    expect(meanwhile).toBe(first);
+    const model = await first;
+    // Until MODEL_CHECK_MS has passed, the kept model itself: intake awaits nothing for it.
+    const kept = cachedModel(node, orgId, nowMs + MODEL_CHECK_MS - 1);
+    expect(kept).not.toBeInstanceOf(Promise);
+    expect(kept).toBe(model);
+    // Then the version is checked again (a promise), and again shared.
+    const later = cachedModel(node, orgId, nowMs + MODEL_CHECK_MS + 1);
+    expect(later).toBeInstanceOf(Promise);
+    expect(cachedModel(node, orgId, nowMs + MODEL_CHECK_MS + 2)).toBe(later);
+    expect(await later).toBe(model);
+
+    const keys = velocityKeys(orgId, { message: `A first sighting of this text ${Math.random()}` });
+    const count = recentVelocity(node, orgId, keys, new Date(), 600);
+    expect(count).not.toBeInstanceOf(Promise);
+    expect(count).toMatchObject({ sameContent: 1 });
+  });
+});
+
+describe('the velocity keys', () => {
+  const reference = (orgId: string, kind: string, value: string) =>
+    crypto.createHash('sha256').update(`${orgId}\n${kind}\n${value}`).digest().subarray(0, 16).toString('base64url');
+
+  it('are the first 16 bytes of the SHA-256, base64url, as stored before (any text, any org)', () => {
+    for (let i = 0; i < 2000; i += 1) {
+      const value = crypto.randomBytes(1 + (i % 97)).toString(i % 2 ? 'latin1' : 'base64');
+      expect(fingerprintHash(`org_${i}`, i % 3 ? 'text' : 'address', value)).toBe(
+        reference(`org_${i}`, i % 3 ? 'text' : 'address', value),
+      );
+    }
+  });
+
+  it('hash the same text however it is spaced or capitalized', () => {
+    const base = velocityKeys(orgId, { message: 'Buy cheap followers now for your account today' });
+    for (const spaced of [
+      'BUY cheap followers now for your account today',
+      '  Buy  cheap\tfollowers\nnow for your account today ',
+      'Buy\u00a0cheap followers now for\u3000your account today',
+    ]) {
+      expect(velocityKeys(orgId, { message: spaced })).toEqual(base);
+    }
+    expect(base.fingerprint).toBe(reference(orgId, 'text', 'buy cheap followers now for your account today'));
+    expect(velocityKeys(orgId, { message: 'Buy cheap followers later for your account today' })).not.toEqual(base);
   });
 });
