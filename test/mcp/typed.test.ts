@@ -30,6 +30,8 @@ let key: string;
 let tmp: string;
 /** The arguments of one real call of each read tool, made from the data beforeAll creates. */
 let readArgs: Record<string, Record<string, unknown>>;
+/** A text attachment: the client decodes text/*, the tool answers its bytes all the same. */
+let textFile: Record<string, string>;
 
 /** Read tools that cannot be called meaningfully here, each with the reason. None today. */
 const UNCALLED: Record<string, string> = {};
@@ -90,10 +92,11 @@ beforeAll(async () => {
   body.set('message', 'hello');
   body.set('phone', '+44 20 7946 0000');
   body.set('doc', new Blob([Buffer.from([0, 1, 2, 250, 251, 252])], { type: 'application/octet-stream' }), 'a.bin');
+  body.set('note', new Blob(['héllo, typed'], { type: 'text/plain' }), 'note.txt');
   const sent = await t.request('POST', `/s/${form.id}`, { body, headers: { accept: 'application/json' } });
   expect(sent.status, sent.text).toBe(200);
   const submission = await ok(await api('GET', `/v1/submissions/${sent.json.submission_id}`));
-  expect(submission.attachments).toHaveLength(1);
+  expect(submission.attachments).toHaveLength(2);
   const deliveries = await ok(await api('GET', `/v1/deliveries?submission_id=${submission.id}`));
   expect(deliveries.data.length).toBeGreaterThan(0);
   const drift = await ok(await api('GET', `/v1/forms/${form.id}/drift`));
@@ -107,6 +110,10 @@ beforeAll(async () => {
   );
   const keys = await ok(await api('GET', '/v1/api-keys'));
 
+  textFile = {
+    id: submission.id,
+    fileId: submission.attachments.find((a: { filename: string }) => a.filename === 'note.txt').id,
+  };
   readArgs = {
     auth_providers: {},
     api_keys_list: {},
@@ -125,7 +132,10 @@ beforeAll(async () => {
     forms_submissions: { id: form.id },
     submissions_get: { id: submission.id },
     forms_export: { id: form.id, format: 'csv' },
-    submissions_attachment: { id: submission.id, fileId: submission.attachments[0].id },
+    submissions_attachment: {
+      id: submission.id,
+      fileId: submission.attachments.find((a: { filename: string }) => a.filename === 'a.bin').id,
+    },
     deliveries_list: { submission_id: submission.id },
     deliveries_get: { id: deliveries.data[0].id },
     events_list: {},
@@ -241,8 +251,25 @@ describe.each(['stdio', 'http'] as const)('typed tools over %s', (kind) => {
     });
     expect(file.structuredContent).toMatchObject({ mime_type: 'application/octet-stream', size: 6 });
     expect(Buffer.from(file.content[1].resource.blob, 'base64')).toEqual(Buffer.from([0, 1, 2, 250, 251, 252]));
+    const text: any = await client.callTool({ name: 'submissions_attachment', arguments: textFile });
+    expect(text.structuredContent).toMatchObject({ mime_type: 'text/plain', size: Buffer.byteLength('héllo, typed') });
+    expect(Buffer.from(text.content[1].resource.blob, 'base64').toString()).toBe('héllo, typed');
     const drift: any = await client.callTool({ name: 'drift_list', arguments: readArgs.drift_list });
     expect(drift.structuredContent.data.map((d: any) => d.field)).toContain('phone');
+  });
+
+  it('validates write tools too: a create, and a delete answered {status: 204}', async () => {
+    const created: any = await client.callTool({ name: 'forms_create', arguments: { name: `Scratch ${kind}` } });
+    expect(created.isError, created.content[0].text).toBeFalsy();
+    const schemaOf = (name: string) => ajv.compile(tools.find((x) => x.name === name)!.outputSchema!);
+    expect(schemaOf('forms_create')(created.structuredContent)).toBe(true);
+    const deleted: any = await client.callTool({
+      name: 'forms_delete',
+      arguments: { id: created.structuredContent.id },
+    });
+    expect(deleted.isError, deleted.content[0].text).toBeFalsy();
+    expect(deleted.structuredContent).toEqual({ status: 204 });
+    expect(schemaOf('forms_delete')(deleted.structuredContent)).toBe(true);
   });
 
   it('gives the SDK client a failing tool as an isError result with the hint, not an exception', async () => {
