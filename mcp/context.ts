@@ -30,6 +30,8 @@ export interface ToolDef {
   description: string;
   scope: Scope;
   inputSchema: JsonSchema;
+  /** JSON Schema (`type: "object"`) of a success's structuredContent; errors carry none (mcp/results.ts). */
+  outputSchema: JsonSchema;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   run(args: Record<string, unknown>, run: ToolRun): Promise<CallToolResult>;
 }

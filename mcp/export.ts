@@ -2,8 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ops } from '../shared/contracts/index.js';
 import { shellWord as shellQuote } from '../shared/shell.js';
 import type { ToolRun } from './context.js';
+import { DRAFT_07, type JsonSchema, outputSchemaOf } from './json-schema.js';
 import { errorResult, okResult } from './results.js';
-import type { OperationTool } from './tools.js';
+import type { OperationTool, ResponseDef } from './tools.js';
 
 /** Rows a preview shows: enough to see the fields, small enough for an agent's context. */
 export const PREVIEW_ROWS = 5;
@@ -66,4 +67,36 @@ export async function exportPreview(
     `forms_export: the first ${list.data.length} row${list.data.length === 1 ? '' : 's'}` +
     `${more ? ' (there are more)' : ''}. Download the whole ${format.toUpperCase()} with: ${download.cli}`;
   return okResult(summary, { first_rows: list.data, more, download });
+}
+
+/** What the preview answers (structuredContent), instead of the CSV or NDJSON the operation streams. */
+export const EXPORT_PREVIEW_SCHEMA: JsonSchema = {
+  $schema: DRAFT_07,
+  type: 'object',
+  description: 'The first rows of the export and the commands that download all of it.',
+  properties: {
+    first_rows: {
+      ...firstRowsSchema(),
+      description: `at most ${PREVIEW_ROWS} submissions, as forms_submissions answers them with the same filters`,
+    },
+    more: { type: 'boolean', description: 'whether the export has more rows than first_rows' },
+    download: {
+      type: 'object',
+      properties: {
+        cli: { type: 'string', description: 'a formsvc CLI line that writes the whole export to a file' },
+        curl: { type: 'string', description: 'the same with curl and $FORMSVC_API_KEY' },
+        url: { type: 'string', description: 'the export URL with the format and filters' },
+      },
+      required: ['cli', 'curl', 'url'],
+    },
+  },
+  required: ['first_rows', 'more', 'download'],
+};
+
+function firstRowsSchema(): JsonSchema {
+  const page = (ops.submissions.formList.responses as Record<number, ResponseDef>)[200];
+  const schema = outputSchemaOf(page.content?.['application/json']?.schema);
+  const rows = schema.properties?.data;
+  if (!rows) throw new Error('forms_submissions answers no data array: EXPORT_PREVIEW_SCHEMA needs another source');
+  return rows;
 }

@@ -20,11 +20,35 @@ export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
  * (the intake's "any object") pass through.
  */
 export function inputSchemaOf(schema: unknown): JsonSchema {
+  return schemaOf(schema, 'input');
+}
+
+/**
+ * The output JSON Schema of a contract response schema, inlined as inputSchemaOf does. Objects are
+ * left open (no `additionalProperties: false`): the contract's objects strip unknown keys rather
+ * than refuse them, and a field the API adds later must not make a client's validation throw.
+ */
+export function outputSchemaOf(schema: unknown): JsonSchema {
+  return open(schemaOf(schema, 'output'));
+}
+
+function schemaOf(schema: unknown, io: 'input' | 'output'): JsonSchema {
   if (!isZod(schema)) return structuredClone(schema as JsonSchema);
-  const out = z.toJSONSchema(schema, { io: 'input', target: 'draft-07', unrepresentable: 'any' }) as JsonSchema;
+  const out = z.toJSONSchema(schema, { io, target: 'draft-07', unrepresentable: 'any' }) as JsonSchema;
   const defs = (out.definitions ?? {}) as Record<string, JsonSchema>;
   const { definitions: _d, $schema: _s, ...root } = out;
   return inline(root as JsonSchema, defs, []);
+}
+
+function open(node: JsonSchema): JsonSchema {
+  if (Array.isArray(node)) return node.map(open) as unknown as JsonSchema;
+  if (typeof node !== 'object' || node === null) return node;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'additionalProperties' && v === false) continue;
+    out[k] = typeof v === 'object' && v !== null ? open(v as JsonSchema) : v;
+  }
+  return out;
 }
 
 function isZod(s: unknown): s is z.ZodType {

@@ -1,9 +1,10 @@
-import type { z } from '../shared/contracts/common.js';
-import type { Delivery } from '../shared/contracts/deliveries.js';
+import { z } from '../shared/contracts/common.js';
+import { Delivery } from '../shared/contracts/deliveries.js';
 import { ops } from '../shared/contracts/index.js';
-import { QuickstartBody } from '../shared/contracts/quickstart.js';
+import { SubmitResult } from '../shared/contracts/intake.js';
+import { QuickstartBody, QuickstartResult } from '../shared/contracts/quickstart.js';
 import type { ToolDef, ToolRun } from './context.js';
-import { DRAFT_07, inputSchemaOf, type JsonSchema } from './json-schema.js';
+import { DRAFT_07, inputSchemaOf, type JsonSchema, outputSchemaOf } from './json-schema.js';
 import { errorResult, okResult } from './results.js';
 
 type DeliveryRow = z.output<typeof Delivery>;
@@ -54,6 +55,22 @@ function inputSchema(): JsonSchema {
     additionalProperties: false,
   };
 }
+
+/** What the tool answers: the quickstart's own parts, the test submission and its settled deliveries. */
+const VerifyResult = QuickstartResult.pick({
+  form: true,
+  embed: true,
+  destinations: true,
+  routes: true,
+  webhook_signing: true,
+  warnings: true,
+}).extend({
+  ok: z.boolean().meta({ description: 'true when the test submission was received and every delivery was sent' }),
+  settled: z.boolean().meta({ description: 'false when wait_seconds ran out before every delivery settled' }),
+  submission: SubmitResult.meta({ description: 'the answer to the _test submission' }),
+  deliveries: z.array(Delivery).meta({ description: 'the deliveries of the test submission, as last read' }),
+  next: z.array(z.string()).meta({ description: 'what to do now, in words naming the tools' }),
+});
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -108,6 +125,7 @@ export const quickstartAndVerify: ToolDef = {
   ].join('\n'),
   scope: 'manage',
   inputSchema: inputSchema(),
+  outputSchema: { $schema: DRAFT_07, ...outputSchemaOf(VerifyResult) },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, run) {
     const a = args as Record<string, never> & {

@@ -9,7 +9,8 @@ import {
 import type { ApiResult } from '../shared/client.js';
 import { buildPath } from '../shared/paths.js';
 import { clientFor, type McpContext, type ToolDef, type ToolRun } from './context.js';
-import { exportPreview } from './export.js';
+import { EXPORT_PREVIEW_SCHEMA, exportPreview } from './export.js';
+import type { JsonSchema } from './json-schema.js';
 import { quickstartAndVerify } from './quickstart.js';
 import { errorResult, okResult, summarize } from './results.js';
 import { type OperationTool, operationTools } from './tools.js';
@@ -19,10 +20,22 @@ export const COMPOUND_TOOLS: ToolDef[] = [quickstartAndVerify];
 
 const INSTRUCTIONS = `formsvc is a form backend: websites post submissions to a form; each is stored, then delivered to email, webhooks or Telegram.
 Without an API key: auth_request_code (emails a 6-digit code) → auth_verify_code (returns a key) → quickstart_and_verify (a routed form whose test delivery is proven). Or sandboxes_create to try a form without an account.
-Failed calls come back as isError results with the API's code, message and hint: follow the hint.
+Every tool declares an outputSchema; a success returns structuredContent that matches it, plus text.
+Failed calls come back as isError results with the API's code, message and hint (text, and _meta["formsvc/error"]): follow the hint.
 Resources: formsvc://llms.txt (the guide) and formsvc://openapi.json (the HTTP contract).`;
 
 const BINARY_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * The bytes of a file answer. The client parses a JSON file and decodes a text/* one; a tool that
+ * answers files (FILE_SCHEMA) answers them as bytes whatever their type: text as UTF-8, JSON
+ * serialized again (the same value, not always the same spacing).
+ */
+function fileBytes(data: unknown): ArrayBuffer {
+  if (data instanceof ArrayBuffer) return data;
+  const bytes = new TextEncoder().encode(typeof data === 'string' ? data : JSON.stringify(data));
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
 
 function binaryResult(tool: OperationTool, res: ApiResult, data: ArrayBuffer, uri: string): CallToolResult {
   const mimeType = res.headers.get('content-type')?.split(';')[0] || 'application/octet-stream';
@@ -47,18 +60,21 @@ function binaryResult(tool: OperationTool, res: ApiResult, data: ArrayBuffer, ur
   };
 }
 
-/** Operation tools whose answer an agent should not get whole: their own runner. */
+/** Operation tools whose answer an agent should not get whole: their own runner and output schema. */
 const CUSTOM_RUNS: Record<
   string,
-  (tool: OperationTool, args: Record<string, unknown>, run: ToolRun) => Promise<CallToolResult>
+  {
+    outputSchema: JsonSchema;
+    run(tool: OperationTool, args: Record<string, unknown>, run: ToolRun): Promise<CallToolResult>;
+  }
 > = {
-  forms_export: exportPreview,
+  forms_export: { outputSchema: EXPORT_PREVIEW_SCHEMA, run: exportPreview },
 };
 
 /** The generic runner of an operation tool: split the flat arguments, call the API, shape the answer. */
 function operationToolDef(tool: OperationTool): ToolDef {
   const custom = CUSTOM_RUNS[tool.name];
-  if (custom) return { ...tool, run: (args, run) => custom(tool, args, run) };
+  if (custom) return { ...tool, outputSchema: custom.outputSchema, run: (args, run) => custom.run(tool, args, run) };
   return {
     ...tool,
     async run(args, run) {
@@ -85,9 +101,9 @@ function operationToolDef(tool: OperationTool): ToolDef {
         return errorResult({ ...res.error, hint }, res.status, res.requestId);
       }
       if (res.error) return errorResult(res.error, res.status, res.requestId);
-      if (res.data instanceof ArrayBuffer) {
+      if (res.data instanceof ArrayBuffer || tool.answersFile) {
         const path = buildPath(tool.operation.path, parts.params);
-        return binaryResult(tool, res, res.data, `${run.ctx.baseUrl}${path}`);
+        return binaryResult(tool, res, fileBytes(res.data), `${run.ctx.baseUrl}${path}`);
       }
       let summary = summarize(tool.name, res);
       const key = tool.name === 'auth_verify_code' ? (res.data as { api_key?: string }).api_key : undefined;
@@ -97,7 +113,7 @@ function operationToolDef(tool: OperationTool): ToolDef {
       } else if (key) {
         summary += ' Reconnect to this MCP server with the header Authorization: Bearer <api_key> to use it.';
       }
-      return okResult(summary, res.data);
+      return okResult(summary, res.data, res.status);
     },
   };
 }
@@ -132,6 +148,7 @@ export function buildMcpServer(ctx: McpContext): McpServer {
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object' },
+      outputSchema: t.outputSchema as { type: 'object' },
       annotations: { title: t.title, ...t.annotations },
     })),
   }));

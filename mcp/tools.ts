@@ -1,7 +1,15 @@
 import type { Operation, Scope } from '../shared/contracts/common.js';
 import { operations } from '../shared/contracts/index.js';
 import { describe } from './describe.js';
-import { DRAFT_07, flattenVariants, inputSchemaOf, type JsonSchema, objectVariants } from './json-schema.js';
+import {
+  DRAFT_07,
+  flattenVariants,
+  inputSchemaOf,
+  type JsonSchema,
+  objectVariants,
+  outputSchemaOf,
+} from './json-schema.js';
+import { FILE_SCHEMA, noContentSchema, wrappedSchema } from './results.js';
 
 /**
  * Operations of /v1 that are deliberately not MCP tools, each with its reason. Session-only
@@ -50,6 +58,10 @@ export interface OperationTool {
   scope: Scope;
   operation: Operation;
   inputSchema: JsonSchema;
+  /** What structuredContent of a success holds: the operation's 2xx answers, wrapped as mcp/results.ts says. */
+  outputSchema: JsonSchema;
+  /** The operation answers a file (a 2xx body that is not JSON): the tool answers FILE_SCHEMA. */
+  answersFile: boolean;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   /** Splits the flat tool arguments back into path params, query, headers and body. */
   split(args: Record<string, unknown>): CallParts;
@@ -74,6 +86,32 @@ function paramDescription(path: string, name: string): string {
 
 function objectPart(schema: unknown): JsonSchema {
   return schema ? inputSchemaOf(schema) : { type: 'object', properties: {} };
+}
+
+export type ResponseDef = { content?: Record<string, { schema?: unknown }> };
+
+/**
+ * The output schema of an operation tool, from the contract's success answers (the schemas that
+ * generate /openapi.json): a JSON body as it is (a non-object one under `data`), no body as
+ * `{status}`, a file as FILE_SCHEMA. Several distinct answers (e.g. 200 and 202) become an anyOf.
+ */
+export function outputSchemaFor(o: Operation): JsonSchema {
+  const variants: JsonSchema[] = [];
+  for (const [status, res] of Object.entries(o.responses as Record<string, ResponseDef>)) {
+    const code = Number(status);
+    if (!(code >= 200 && code < 300)) continue;
+    const content = res.content ?? {};
+    const schema = content['application/json']?.schema;
+    const variant = schema
+      ? wrappedSchema(outputSchemaOf(schema))
+      : Object.keys(content).length
+        ? FILE_SCHEMA
+        : noContentSchema(code);
+    if (!variants.some((v) => JSON.stringify(v) === JSON.stringify(variant))) variants.push(variant);
+  }
+  if (!variants.length) throw new Error(`${o.operationId}: no 2xx answer in the contract to make an output schema of`);
+  if (variants.length === 1) return { $schema: DRAFT_07, ...variants[0] };
+  return { $schema: DRAFT_07, type: 'object', anyOf: variants };
 }
 
 /** Builds the tool for one operation: one flat input object of path params, query, headers and body. */
@@ -141,6 +179,10 @@ export function toolFor(o: Operation): OperationTool {
     scope: o['x-scope'],
     operation: o,
     inputSchema,
+    outputSchema: outputSchemaFor(o),
+    answersFile: Object.entries(o.responses as Record<string, ResponseDef>).some(
+      ([status, res]) => Number(status) < 300 && Object.keys(res.content ?? {}).some((t) => t !== 'application/json'),
+    ),
     annotations: {
       readOnlyHint: method === 'GET',
       destructiveHint: method === 'DELETE',

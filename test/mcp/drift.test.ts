@@ -49,6 +49,9 @@ describe('MCP tools follow the operation registry (no drift)', () => {
       expect(t.inputSchema.type, t.name).toBe('object');
       expect(JSON.stringify(t.inputSchema), t.name).not.toContain('"$ref"');
       expect(() => ajv.compile(t.inputSchema), t.name).not.toThrow();
+      expect(t.outputSchema.type, t.name).toBe('object');
+      expect(JSON.stringify(t.outputSchema), t.name).not.toContain('"$ref"');
+      expect(() => ajv.compile(t.outputSchema), t.name).not.toThrow();
       expect(t.description, t.name).toMatch(/\nUse when /);
       expect(t.description, t.name).toMatch(/\nNext: /);
       const next = /\nNext: ([^\n]*)/.exec(t.description)?.[1].split(' — ')[0] ?? '';

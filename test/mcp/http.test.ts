@@ -86,33 +86,33 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     expect(all.structuredContent.more).toBe(true);
     const missing: any = await c.callTool({ name: 'forms_export', arguments: { id: 'fm_nothing', format: 'csv' } });
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent.error.code).toBe('not_found');
+    expect(missing._meta['formsvc/error'].error.code).toBe('not_found');
   });
 
   it('answers API errors as isError results with the code, message and hint', async () => {
     const c = await connect(manage);
     const missing: any = await c.callTool({ name: 'deliveries_get', arguments: { id: 'dl_nothing' } });
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent.error.code).toBe('not_found');
-    expect(missing.structuredContent.error.hint).toBeTruthy();
+    expect(missing._meta['formsvc/error'].error.code).toBe('not_found');
+    expect(missing._meta['formsvc/error'].error.hint).toBeTruthy();
     expect(missing.content[0].text).toMatch(/^not_found: /);
     expect(missing.content[0].text).toContain('Hint: ');
 
     const invalid: any = await c.callTool({ name: 'forms_create', arguments: { name: '' } });
     expect(invalid.isError).toBe(true);
-    expect(invalid.structuredContent.error.code).toBe('validation_failed');
+    expect(invalid._meta['formsvc/error'].error.code).toBe('validation_failed');
 
     const denied: any = await (await connect(read)).callTool({ name: 'forms_create', arguments: { name: 'Nope' } });
     expect(denied.isError).toBe(true);
-    expect(denied.structuredContent.error.code).toBe('forbidden');
+    expect(denied._meta['formsvc/error'].error.code).toBe('forbidden');
   });
 
   it('lets a caller without a key use the onboarding tools: a sandbox, a submission, its read-back', async () => {
     const c = await connect();
     const locked: any = await c.callTool({ name: 'forms_list', arguments: {} });
     expect(locked.isError).toBe(true);
-    expect(locked.structuredContent.error).toMatchObject({ code: 'unauthorized' });
-    expect(locked.structuredContent.error.hint).toContain('auth_request_code');
+    expect(locked._meta['formsvc/error'].error).toMatchObject({ code: 'unauthorized' });
+    expect(locked._meta['formsvc/error'].error.hint).toContain('auth_request_code');
 
     const made: any = await c.callTool({ name: 'sandboxes_create', arguments: { name: 'Try it' } });
     expect(made.isError, made.content[0].text).toBeFalsy();
