@@ -51,6 +51,7 @@ export const mcpOps = {
         content: { 'application/json': { schema: McpResponse } },
       },
       202: { description: 'Accepted: the body held only notifications or responses' },
+      404: SESSION_NOT_FOUND,
       ...errors('unauthorized', 'validation_failed', 'payload_too_large'),
     },
   }),
