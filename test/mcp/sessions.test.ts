@@ -19,7 +19,11 @@ describe('McpSessions', () => {
     const store = new McpSessions(1000, 10, () => now);
     for (const id of ['a', 'b', 'c']) store.add(id, session(closed, id), 'key');
     let end!: () => void;
-    const body = new ReadableStream({ start: (ctl) => void (end = () => ctl.close()) });
+    const body = new ReadableStream({
+      start(ctl) {
+        end = () => ctl.close();
+      },
+    });
     const stream = store.track('c', new Response(body, { status: 200 }));
     now = 900;
     expect(store.use('b', 'key', { env: {}, extra: {} })?.owned).toBe(true);
