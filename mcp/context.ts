@@ -14,6 +14,8 @@ export interface McpContext {
   useKey?(key: string): void;
   /** Whether tools of this scope are listed (HTTP: the key's scopes). Default: all. */
   allows?(scope: Scope): boolean;
+  /** Whether the server can send notifications unasked (stdio, an HTTP session; not stateless HTTP). Default: true. */
+  canNotify?: boolean;
 }
 
 export interface ToolRun {

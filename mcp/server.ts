@@ -11,7 +11,9 @@ import { buildPath } from '../shared/paths.js';
 import { clientFor, type McpContext, type ToolDef, type ToolRun } from './context.js';
 import { EXPORT_PREVIEW_SCHEMA, exportPreview } from './export.js';
 import type { JsonSchema } from './json-schema.js';
+import { registerPrompts } from './prompts.js';
 import { quickstartAndVerify } from './quickstart.js';
+import { registerResources } from './resources.js';
 import { errorResult, okResult, summarize } from './results.js';
 import { type OperationTool, operationTools } from './tools.js';
 
@@ -22,7 +24,8 @@ const INSTRUCTIONS = `formsvc is a form backend: websites post submissions to a 
 Without an API key: auth_request_code (emails a 6-digit code) → auth_verify_code (returns a key) → quickstart_and_verify (a routed form whose test delivery is proven). Or sandboxes_create to try a form without an account.
 Every tool declares an outputSchema; a success returns structuredContent that matches it, plus text.
 Failed calls come back as isError results with the API's code, message and hint (text, and _meta["formsvc/error"]): follow the hint.
-Resources: formsvc://llms.txt (the guide) and formsvc://openapi.json (the HTTP contract).`;
+Resources: formsvc://llms.txt (the guide), formsvc://openapi.json (the HTTP contract), formsvc://forms and the templates formsvc://forms/{id}, formsvc://forms/{id}/submissions (subscribable), formsvc://forms/{id}/drift, formsvc://submissions/{id}.
+Prompts: set_up_form, triage_spam, why_no_delivery, schema_from_traffic.`;
 
 const BINARY_LIMIT = 8 * 1024 * 1024;
 
@@ -230,5 +233,7 @@ export function buildMcpServer(ctx: McpContext): McpServer {
       contents: [{ uri: uri.href, mimeType: 'application/json', text: await readText(ctx, '/openapi.json') }],
     }),
   );
+  registerResources(server, ctx);
+  registerPrompts(server, ctx);
   return server;
 }

@@ -8,6 +8,7 @@ import { authorize, hasScope } from '../http/auth.js';
 import { callerGuardOf } from '../http/caller-origin.js';
 import type { AppEnv, Ctx } from '../http/context.js';
 import { mount } from '../http/mount.js';
+import { McpSessions, type Via } from './mcp-sessions.js';
 
 const MCP_BODY_LIMIT = 1024 * 1024;
 
@@ -41,13 +42,44 @@ function forwarded(c: Ctx): Record<string, string> {
   return out;
 }
 
+/** The transport's own answer to a session id it does not know (JSON-RPC error -32001, HTTP 404). */
+const sessionNotFound = () =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }), {
+    status: 404,
+    headers: { 'content-type': 'application/json' },
+  });
+
+const notYours = () =>
+  new ApiError('forbidden', 'This MCP session was started with another credential.', {
+    hint: 'Send the same Authorization header as the initialize request, or initialize a new session.',
+  });
+
+/** A lone initialize request (the SDK's own check would load the SDK at start). */
+const isInitialize = (body: unknown) =>
+  !!body && typeof body === 'object' && !Array.isArray(body) && (body as { method?: unknown }).method === 'initialize';
+
+/** GET and DELETE /mcp: the Bearer key, when sent, must be valid (401 otherwise), as for POST. */
+async function checkKey(c: Ctx): Promise<string | undefined> {
+  const header = c.req.header('authorization');
+  if (header) await authorize('submit')(c, async () => {});
+  return header ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] : undefined;
+}
+
 /**
- * POST /mcp: MCP over streamable HTTP, stateless (a new server and transport per request). The
- * Bearer key is checked by the API's own auth; the tools then call the API in process with that
- * key, so every call passes the same scope checks, tenancy and validation as over the network.
- * Without a key, only tools of public operations are listed (onboarding).
+ * POST /mcp: MCP over streamable HTTP. The Bearer key is checked by the API's own auth; the tools
+ * then call the API in process with that key, so every call passes the same scope checks, tenancy
+ * and validation as over the network. Without a key, only tools of public operations are listed
+ * (onboarding).
+ *
+ * Two modes side by side: a POST without Mcp-Session-Id is stateless (a new server and transport
+ * for that request). A POSTed initialize also starts a session (the answer's Mcp-Session-Id
+ * header): requests carrying it reach one server kept in this process's memory, GET opens its
+ * notification stream (resources/updated for subscriptions), DELETE ends it. Sessions end after
+ * MCP_SESSION_IDLE_MS without use; beyond MCP_SESSION_CAP an initialize gets no session.
  */
 export function registerMcp(app: OpenAPIHono<AppEnv>) {
+  const sessions = new McpSessions();
+
   app.use(
     '/mcp',
     bodyLimit({
@@ -74,16 +106,32 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       actor = c.get('actor');
     }
     const apiKey = header ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] : undefined;
-    const extra = forwarded(c);
-    const env = c.env;
+    const via: Via = { env: c.env, extra: forwarded(c) };
+    const sid = c.req.header('mcp-session-id');
+    const body = c.req.valid('json');
+    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
+    // The transport insists on both types in Accept; answers are always JSON here, so plain clients may omit it.
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('accept', 'application/json, text/event-stream');
+    headers.delete('content-length'); // the body was read already and is passed parsed
+    const req = new Request(c.req.url, { method: 'POST', headers });
+
+    if (sid) {
+      const found = sessions.use(sid, apiKey, via);
+      if (!found) return sessionNotFound() as never;
+      if (!found.owned) throw notYours();
+      return (await found.session.transport.handleRequest(req, { parsedBody: body })) as never;
+    }
+
+    const session = isInitialize(body) && sessions.hasRoom();
     const ctx: McpContext = {
       mode: 'http',
       baseUrl: c.get('deps').config.publicBaseUrl,
-      // The same socket (env) and forwarding headers, so rate limits see the real client.
+      // The same socket (env) and forwarding headers (a session's latest request), so rate limits see the real client.
       fetch: (input, init) => {
         const req = new Request(input, init);
-        for (const [k, v] of Object.entries(extra)) if (!req.headers.has(k)) req.headers.set(k, v);
-        return Promise.resolve(app.request(req, undefined, env));
+        for (const [k, v] of Object.entries(via.extra)) if (!req.headers.has(k)) req.headers.set(k, v);
+        return Promise.resolve(app.request(req, undefined, via.env as never));
       },
       apiKey: () => apiKey,
       allows: (scope) => {
@@ -91,25 +139,61 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         if (scope === 'session' || !actor) return false;
         return hasScope(actor, scope);
       },
+      canNotify: session,
     };
+    const server = buildMcpServer(ctx);
+
+    if (session) {
+      // JSON answers to requests; notifications go out on the session's GET stream.
+      const transport: InstanceType<typeof WebStandardStreamableHTTPServerTransport> =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (id): void => sessions.add(id, { transport, via, close: () => server.close() }, apiKey),
+          onsessionclosed: (id) => {
+            sessions.remove(id);
+            void server.close().catch(() => {});
+          },
+        });
+      await server.connect(transport);
+      const res = await transport.handleRequest(req, { parsedBody: body });
+      if (!transport.sessionId) await server.close(); // the initialize failed: nothing to keep
+      return res as never;
+    }
 
     // Stateless JSON answers: every answer is complete when handleRequest resolves.
-    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
-    const server = buildMcpServer(ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
     await server.connect(transport);
     try {
-      // The transport insists on both types in Accept; answers are always JSON here, so plain clients may omit it.
-      const headers = new Headers(c.req.raw.headers);
-      headers.set('accept', 'application/json, text/event-stream');
-      headers.delete('content-length'); // the body was read already and is passed parsed
-      const req = new Request(c.req.url, { method: 'POST', headers });
-      return (await transport.handleRequest(req, { parsedBody: c.req.valid('json') })) as never;
+      return (await transport.handleRequest(req, { parsedBody: body })) as never;
     } finally {
       await server.close();
     }
   });
+
+  // GET /mcp: a session's notification stream; DELETE /mcp ends a session.
+  const bySession = async (c: Ctx, method: 'GET' | 'DELETE') => {
+    const apiKey = await checkKey(c);
+    const sid = c.req.header('mcp-session-id');
+    if (!sid && method === 'GET') {
+      throw new ApiError('method_not_allowed', 'GET /mcp needs an MCP session.', {
+        hint: 'POST an initialize request to /mcp; GET with its Mcp-Session-Id header opens the notification stream.',
+      });
+    }
+    if (!sid) {
+      throw new ApiError('bad_request', 'DELETE /mcp needs the Mcp-Session-Id header.', {
+        hint: 'Send the Mcp-Session-Id header the initialize answer carried.',
+      });
+    }
+    const found = sessions.use(sid, apiKey, { env: c.env, extra: forwarded(c) });
+    if (!found) return sessionNotFound();
+    if (!found.owned) throw notYours();
+    const res = await found.session.transport.handleRequest(c.req.raw);
+    return method === 'GET' ? sessions.track(sid, res) : res;
+  };
+  mount(app, mcpOps.stream, (c) => bySession(c, 'GET') as never);
+  mount(app, mcpOps.end, (c) => bySession(c, 'DELETE') as never);
 }

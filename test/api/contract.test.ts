@@ -30,6 +30,10 @@ const PAGES = /^\/(app|f|c|assets)(\/|$)/;
 const NOT_ENVELOPED: Record<string, string> = {
   'system_health 503': 'load balancers read {ok: false}; the body says the database is not reachable',
   'system_ready 503': 'load balancers read {ok: false, reason}: a readiness probe, not an error of the caller',
+  // The MCP streamable HTTP transport's own answer to an unknown session: SDK clients act on it (initialize again).
+  'mcp_call 404': 'the transport’s JSON-RPC "Session not found" (-32001) for an unknown Mcp-Session-Id',
+  'mcp_stream 404': 'the transport’s JSON-RPC "Session not found" (-32001) for an unknown Mcp-Session-Id',
+  'mcp_end 404': 'the transport’s JSON-RPC "Session not found" (-32001) for an unknown Mcp-Session-Id',
 };
 
 describe('/openapi.json is the contract of what is mounted', () => {
