@@ -10,6 +10,7 @@ import type { DeliveryRow } from '../db/rows.js';
 import { deliveries } from '../db/schema.js';
 import { type DeliveryOut, presentDelivery } from '../present/deliveries.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
+import { trimAttempts } from '../worker/settle.js';
 import { routeOf } from './next-steps.js';
 
 export type { DeliveryRow } from '../db/rows.js';
@@ -92,6 +93,7 @@ export async function retryDelivery(deps: Deps, actor: Actor, id: string): Promi
         },
       );
     }
+    await trimAttempts(tx, [id]);
     const [updated] = await tx
       .update(deliveries)
       .set({ status: 'pending', attempts: 0, nextAttemptAt: dueNowUnlessDisabled(deps.now()), leaseUntil: null })
