@@ -374,8 +374,8 @@ export const deliveries = pgTable(
 
 /**
  * Every settled attempt of a route delivery (migration 0023), for explain: written by the worker
- * in the statement or transaction that settles the attempt; deleted with its delivery (cascade)
- * and by erasure. `n` is the attempt's number in its run (a manual retry starts again at 1).
+ * in the statement or transaction that settles the attempt; deleted before its delivery and by
+ * erasure (server/worker/attempts.ts: no foreign key, whose checks doubled an insert's cost). `n` is the attempt's number in its run (a manual retry starts again at 1).
  */
 export const deliveryAttempts = pgTable(
   'delivery_attempts',

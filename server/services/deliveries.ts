@@ -9,8 +9,8 @@ import type { Db } from '../db/client.js';
 import type { DeliveryRow } from '../db/rows.js';
 import { deliveries } from '../db/schema.js';
 import { type DeliveryOut, presentDelivery } from '../present/deliveries.js';
+import { trimAttempts } from '../worker/attempts.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
-import { trimAttempts } from '../worker/settle.js';
 import { routeOf } from './next-steps.js';
 
 export type { DeliveryRow } from '../db/rows.js';

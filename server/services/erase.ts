@@ -2,11 +2,12 @@ import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { z } from '../../shared/contracts/common.js';
 import type { EraseBody, EraseResult } from '../../shared/contracts/submissions.js';
 import type { Actor, Deps } from '../core/deps.js';
-import { attachments, deliveries, deliveryAttempts, submissions } from '../db/schema.js';
+import { attachments, deliveries, submissions } from '../db/schema.js';
 import { getFormRow } from '../domain/form-rows.js';
 import { sha256 } from '../domain/secrets.js';
 import { appendEvent } from '../events.js';
 import { deleteChunks } from '../files/postgres.js';
+import { deleteAttempts } from '../worker/attempts.js';
 import { eraseAddressTraces } from './erase-trace.js';
 import { addressCondition } from './submission-search.js';
 
@@ -67,9 +68,7 @@ export async function eraseSubmissions(
         .where(and(mine, notInArray(deliveries.status, FINISHED)));
       await tx.update(deliveries).set({ payload: ERASED_PAYLOAD, lastResponse: null, lastError: null }).where(mine);
       // Their attempts go too (an error text may echo what the receiver was sent).
-      await tx
-        .delete(deliveryAttempts)
-        .where(inArray(deliveryAttempts.deliveryId, tx.select({ id: deliveries.id }).from(deliveries).where(mine)));
+      await deleteAttempts(tx, mine);
       // A digest lists many submissions in its payload: an erased one keeps only its id there, and
       // the receiver's answer to it (which may echo any of them) goes.
       const idList = sql`array[${sql.join(

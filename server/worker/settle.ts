@@ -109,26 +109,6 @@ export function attemptRow(
   };
 }
 
-/** Attempts a delivery keeps from its earlier runs when a manual retry or replay starts a new one. */
-export const KEPT_ATTEMPTS = 40;
-
-/**
- * Before a manual retry or replay of route deliveries starts a new run: each keeps only its latest
- * KEPT_ATTEMPTS attempts, so a delivery never holds more than KEPT_ATTEMPTS + max_attempts rows.
- */
-export async function trimAttempts(tx: Db, deliveryIds: string[]) {
-  if (!deliveryIds.length) return;
-  await tx.execute(sql`
-    delete from delivery_attempts a
-    where a.delivery_id in (${sql.join(
-      deliveryIds.map((id) => sql`${id}`),
-      sql`, `,
-    )})
-      and a.id not in (
-        select b.id from delivery_attempts b where b.delivery_id = a.delivery_id order by b.id desc limit ${KEPT_ATTEMPTS}
-      )`);
-}
-
 /** One settled attempt, inside the transaction that records it. */
 interface Attempt {
   tx: Db;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveryAttempts } from '../../server/db/schema.js';
 import { quotaApp } from '../helpers/quota.js';
@@ -8,7 +8,7 @@ import { tenantApp } from '../helpers/tenant.js';
 
 const { t, key, readKey, otherKey } = await tenantApp({
   // Retries every 10-2560 ms, so a delivery answered 500 dies within seconds.
-  env: { RETRY_BASE_MS: '10', WEBHOOK_TIMEOUT_MS: '2000' },
+  env: { RETRY_BASE_MS: '10', WEBHOOK_TIMEOUT_MS: '10000' },
   worker: true,
 });
 const receiver = fileReceivers();
@@ -73,9 +73,12 @@ describe('GET /v1/submissions/{id}/explain', () => {
     expect(e.routes).toEqual([expect.objectContaining({ route_id: routeId, via: 'direct', reason: 'planned' })]);
     const [d] = e.deliveries;
     expect(d).toMatchObject({ status: 'sent', state: 'sent' });
-    expect(d.attempts).toHaveLength(1);
-    expect(d.attempts[0]).toMatchObject({ n: 1, status_code: 202, outcome: 'sent', error: null });
-    expect(d.attempts[0].latency_ms).toBeGreaterThanOrEqual(0);
+    // One attempt on a quiet machine; on a loaded one an earlier attempt may time out: each is kept.
+    const last = d.attempts.at(-1);
+    expect(last).toMatchObject({ n: d.attempts.length, status_code: 202, outcome: 'sent', error: null });
+    expect(last?.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(d.attempts.slice(0, -1).every((a) => a.outcome === 'failed')).toBe(true);
+    expect(hook.requests.length).toBeGreaterThanOrEqual(d.attempts.length);
   });
 
   it('a quarantined submission (origin rejected): the failed check, the route skipped for quality', async () => {
@@ -131,14 +134,16 @@ describe('GET /v1/submissions/{id}/explain', () => {
     expect(d).toMatchObject({ status: 'dead', state: 'gave_up' });
     expect(d.attempts).toHaveLength(10);
     expect(d.attempts.map((a) => a.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    for (const a of d.attempts) expect(a.status_code).toBe(500);
+    // Every answered attempt recorded its 500 (on a loaded machine one may time out instead: no status).
+    for (const a of d.attempts) expect(a.status_code === 500 || (a.status_code === null && a.error)).toBeTruthy();
+    expect(d.attempts.some((a) => a.status_code === 500)).toBe(true);
     expect(d.attempts.slice(0, 9).every((a) => a.outcome === 'failed')).toBe(true);
     expect(d.attempts[9].outcome).toBe('dead');
-    expect(d.why).toMatch(/^Gave up after 10 attempts; the last: HTTP 500/);
+    expect(d.why).toMatch(/^Gave up after 10 attempts; the last: /);
     expect(e.summary).toBe(
-      `Not sent to webhook "crm": gave up after 10 attempts; the last: HTTP 500: ${d.attempts[9].error}. POST /v1/deliveries/${d.id}/retry sends it again once the cause is fixed.`,
+      `Not sent to webhook "crm": g${d.why.slice(1)} POST /v1/deliveries/${d.id}/retry sends it again once the cause is fixed.`,
     );
-    expect(hook.requests).toHaveLength(10);
+    expect(hook.requests.length).toBeGreaterThanOrEqual(10);
     expect(destId).toBeTruthy();
   });
 
@@ -191,13 +196,26 @@ describe('GET /v1/submissions/{id}/explain', () => {
     });
     const deliveryId = e.deliveries[0].id;
     const kept = () =>
-      t.deps.database.db
-        .select()
-        .from(deliveryAttempts)
-        .where(and(eq(deliveryAttempts.deliveryId, deliveryId)));
+      t.deps.database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId));
     expect(await kept()).toHaveLength(1);
     const r = await t.api('POST', '/v1/submissions/erase', key, { json: { email: 'erase.me@example.com' } });
     expect(r.status, r.text).toBe(200);
+    expect(await kept()).toHaveLength(0);
+  });
+
+  it('deleting a form deletes the attempts of its deliveries', async () => {
+    const hook = await receiver();
+    const { formId } = await routedForm(hook.url);
+    const id = await submit(formId, { message: 'goes with its form' });
+    const e = await until('sent', async () => {
+      const x = await explain(id);
+      return x.outcome === 'sent' ? x : null;
+    });
+    const kept = () =>
+      t.deps.database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, e.deliveries[0].id));
+    expect((await kept()).length).toBeGreaterThan(0);
+    const del = await t.api('DELETE', `/v1/forms/${formId}`, key);
+    expect(del.status, del.text).toBe(204);
     expect(await kept()).toHaveLength(0);
   });
 });
