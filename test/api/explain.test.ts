@@ -54,6 +54,13 @@ async function explain(id: string, k = readKey): Promise<Explanation> {
   return r.json;
 }
 
+/** Polls the explanation until every delivery was sent. */
+const sent = (id: string) =>
+  until('sent', async () => {
+    const x = await explain(id);
+    return x.outcome === 'sent' ? x : null;
+  });
+
 const check = (e: Explanation, name: string) => e.checks.find((c) => c.check === name);
 
 describe('GET /v1/submissions/{id}/explain', () => {
@@ -61,10 +68,7 @@ describe('GET /v1/submissions/{id}/explain', () => {
     const hook = await receiver(() => ({ status: 202, body: 'ok' }));
     const { formId, routeId } = await routedForm(hook.url);
     const id = await submit(formId, { email: 'ada@example.com', message: 'hello there' });
-    const e = await until('sent', async () => {
-      const x = await explain(id);
-      return x.outcome === 'sent' ? x : null;
-    });
+    const e = await sent(id);
     expect(e.summary).toMatch(/^Received and sent to webhook "leads hook"\.$/);
     expect(check(e, 'origin')?.verdict).toBe('passed');
     expect(check(e, 'rate_limit')?.verdict).toBe('passed');
@@ -190,10 +194,7 @@ describe('GET /v1/submissions/{id}/explain', () => {
     const hook = await receiver();
     const { formId } = await routedForm(hook.url);
     const id = await submit(formId, { email: 'erase.me@example.com' });
-    const e = await until('sent', async () => {
-      const x = await explain(id);
-      return x.outcome === 'sent' ? x : null;
-    });
+    const e = await sent(id);
     const deliveryId = e.deliveries[0].id;
     const kept = () =>
       t.deps.database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId));
@@ -207,10 +208,7 @@ describe('GET /v1/submissions/{id}/explain', () => {
     const hook = await receiver();
     const { formId } = await routedForm(hook.url);
     const id = await submit(formId, { message: 'goes with its form' });
-    const e = await until('sent', async () => {
-      const x = await explain(id);
-      return x.outcome === 'sent' ? x : null;
-    });
+    const e = await sent(id);
     const kept = () =>
       t.deps.database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, e.deliveries[0].id));
     expect((await kept()).length).toBeGreaterThan(0);
