@@ -15,6 +15,7 @@ export const HAND_WRITTEN_LOADERS: Record<string, () => Promise<CommandClass>> =
   submit: async () => (await import('./commands/submit.js')).default,
   'deliveries:tail': async () => (await import('./commands/deliveries-tail.js')).default,
   'forms:export': async () => (await import('./commands/forms-export.js')).default,
+  'submissions:explain': async () => (await import('./commands/submissions-explain.js')).default,
   'deliveries:retry': async () => (await import('./commands/deliveries-retry.js')).default,
   'sandbox:create': async () => (await import('./commands/sandbox.js')).SandboxCreate,
   'sandbox:show': async () => (await import('./commands/sandbox.js')).SandboxShow,

@@ -372,6 +372,29 @@ export const deliveries = pgTable(
   ],
 );
 
+/**
+ * Every settled attempt of a route delivery (migration 0023), for explain: written by the worker
+ * in the statement or transaction that settles the attempt; deleted before its delivery and by
+ * erasure (server/worker/attempts.ts: no foreign key, whose checks doubled an insert's cost). `n` is the attempt's number in its run (a manual retry starts again at 1).
+ */
+export const deliveryAttempts = pgTable(
+  'delivery_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    orgId: text('org_id').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    n: integer('n').notNull(),
+    startedAt: ts('started_at').notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    nextAttemptAt: ts('next_attempt_at'),
+    /** sent, failed (tried again at next_attempt_at) or dead */
+    outcome: text('outcome').notNull(),
+  },
+  (t) => [index('delivery_attempts_delivery').on(t.deliveryId, t.id)],
+);
+
 export const events = pgTable(
   'events',
   {

@@ -8,7 +8,8 @@ export type DeliveryResultOut = z.output<typeof DeliveryResult>;
 
 // A Telegram Bot API URL carries the bot token (…/bot<id>:<secret>/sendMessage); errors may quote it.
 const BOT_TOKEN = /bot\d+:[A-Za-z0-9_-]+/g;
-const scrub = (s: string) => s.replace(BOT_TOKEN, 'bot[redacted]');
+export const scrubSecrets = (s: string) => s.replace(BOT_TOKEN, 'bot[redacted]');
+const scrub = scrubSecrets;
 
 /** Stored last_response (written by the worker) → DeliveryResult, whatever keys the row holds; bot tokens redacted. */
 export function presentResult(raw: Record<string, unknown> | null): DeliveryResultOut | null {

@@ -1,9 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { explainOps } from '../../shared/contracts/explain.js';
 import { submissionOps } from '../../shared/contracts/submissions.js';
 import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { eraseSubmissions } from '../services/erase.js';
+import { explainSubmission } from '../services/explain.js';
 import { openExport } from '../services/export.js';
 import {
   attachmentHeaders,
@@ -27,6 +29,9 @@ export function registerSubmissions(app: OpenAPIHono<AppEnv>) {
   });
   mount(app, submissionOps.get, async (c) =>
     send(c, await submissionDetail(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
+  );
+  mount(app, explainOps.submission, async (c) =>
+    send(c, await explainSubmission(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
   );
   mount(app, submissionOps.update, async (c) =>
     send(c, await updateSubmission(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),

@@ -9,6 +9,7 @@ import type { Db } from '../db/client.js';
 import type { DeliveryRow } from '../db/rows.js';
 import { deliveries } from '../db/schema.js';
 import { type DeliveryOut, presentDelivery } from '../present/deliveries.js';
+import { trimAttempts } from '../worker/attempts.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
 import { routeOf } from './next-steps.js';
 
@@ -92,6 +93,7 @@ export async function retryDelivery(deps: Deps, actor: Actor, id: string): Promi
         },
       );
     }
+    await trimAttempts(tx, [id]);
     const [updated] = await tx
       .update(deliveries)
       .set({ status: 'pending', attempts: 0, nextAttemptAt: dueNowUnlessDisabled(deps.now()), leaseUntil: null })

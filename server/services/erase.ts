@@ -7,6 +7,7 @@ import { getFormRow } from '../domain/form-rows.js';
 import { sha256 } from '../domain/secrets.js';
 import { appendEvent } from '../events.js';
 import { deleteChunks } from '../files/postgres.js';
+import { deleteAttempts } from '../worker/attempts.js';
 import { eraseAddressTraces } from './erase-trace.js';
 import { addressCondition } from './submission-search.js';
 
@@ -66,6 +67,8 @@ export async function eraseSubmissions(
         .set({ status: 'skipped', skipReason: 'erased', nextAttemptAt: null, leaseUntil: null })
         .where(and(mine, notInArray(deliveries.status, FINISHED)));
       await tx.update(deliveries).set({ payload: ERASED_PAYLOAD, lastResponse: null, lastError: null }).where(mine);
+      // Their attempts go too (an error text may echo what the receiver was sent).
+      await deleteAttempts(tx, mine);
       // A digest lists many submissions in its payload: an erased one keeps only its id there, and
       // the receiver's answer to it (which may echo any of them) goes.
       const idList = sql`array[${sql.join(

@@ -34,6 +34,7 @@ import { attachFromTemplate, type FormStream, getStreamRow, streamsOfForms } fro
 export type { FormRow } from '../db/rows.js';
 
 import { getFormRow } from '../domain/form-rows.js';
+import { deleteAttempts } from '../worker/attempts.js';
 
 export { getFormRow } from '../domain/form-rows.js';
 
@@ -257,6 +258,7 @@ export async function deleteForm(deps: Deps, actor: Actor, id: string) {
       .from(forms)
       .where(and(eq(forms.id, id), eq(forms.orgId, org)))
       .for('update');
+    await deleteAttempts(tx, and(eq(deliveries.orgId, org), eq(deliveries.formId, id)));
     await tx.delete(deliveries).where(and(eq(deliveries.orgId, org), eq(deliveries.formId, id)));
     await tx.delete(routes).where(and(eq(routes.orgId, org), eq(routes.formId, id)));
     const gone = await tx

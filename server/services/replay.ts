@@ -7,6 +7,7 @@ import type { Actor, Deps } from '../core/deps.js';
 import { ApiError, notFound } from '../core/errors.js';
 import { deliveries, destinations, forms, routes } from '../db/schema.js';
 import { appendEvent } from '../events.js';
+import { trimAttempts } from '../worker/attempts.js';
 import { dueNowUnlessDisabled } from '../worker/disable.js';
 import { OUTBOX, type Outbox, type OutboxKind } from '../worker/outbox.js';
 import { SUBMITTER_TARGET } from '../worker/submitter-target.js';
@@ -62,6 +63,7 @@ async function replay(
     if (!ids.length) break;
     result.matched += ids.length;
     const nextAttemptAt = dueNowUnlessDisabled(deps.now(), kind);
+    if (kind === 'delivery') await trimAttempts(db, ids);
     result.queued += (
       await db
         .update(rows)

@@ -25,6 +25,7 @@ import {
   sourceMatchesForm,
   sourcesOf,
 } from '../streams/rows.js';
+import { deleteAttempts } from '../worker/attempts.js';
 import { insertSources, lockForms, resolveSources, schemaFromSources } from './stream-sources.js';
 
 export type { StreamRow, StreamSchemaRow, StreamSourceRow } from '../db/rows.js';
@@ -263,6 +264,7 @@ export async function deleteStream(deps: Deps, actor: Actor, id: string) {
         .where(and(eq(routes.orgId, org), eq(routes.streamId, id)))
     ).map((r) => r.id);
     if (routeIds.length) {
+      await deleteAttempts(tx, and(eq(deliveries.orgId, org), inArray(deliveries.routeId, routeIds)));
       await tx.delete(deliveries).where(and(eq(deliveries.orgId, org), inArray(deliveries.routeId, routeIds)));
       await tx.delete(routes).where(and(eq(routes.orgId, org), inArray(routes.id, routeIds)));
     }

@@ -3,6 +3,7 @@ import { PLANS } from '../../shared/plans.js';
 import type { Deps } from '../core/deps.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
 import { deleteChunks } from '../files/postgres.js';
+import { deleteAttempts } from './attempts.js';
 
 /** Submissions (and digest deliveries) deleted per run at most: one run stays short. */
 export const RETENTION_BATCH = 500;
@@ -123,6 +124,7 @@ async function deleteSubmissions(deps: Deps, orgId: string, ids: string[]): Prom
     const busy = new Set(states.filter((d) => !FINISHED.includes(d.status)).map((d) => d.submissionId));
     const doomed = lockedIds.filter((id) => !busy.has(id));
     if (!doomed.length) return null;
+    await deleteAttempts(tx, and(eq(deliveries.orgId, orgId), inArray(deliveries.submissionId, doomed)));
     const gone = await tx
       .delete(deliveries)
       .where(and(eq(deliveries.orgId, orgId), inArray(deliveries.submissionId, doomed)))
@@ -155,14 +157,16 @@ async function deleteSubmissions(deps: Deps, orgId: string, ids: string[]): Prom
 /** Finished digest deliveries (no submission of their own) created before their organization's retention. */
 async function deleteOldDigests(deps: Deps, limits: SQL, joinOrg: SQL, cutoff: SQL, finished: SQL) {
   const rows = await deps.database.rows<{ id: string }>(sql`
-    with ${limits}
-    delete from deliveries where id in (
-      select d.id from deliveries d
-      join organizations o on o.id = d.org_id ${joinOrg}
-      where d.submission_id is null and lim.days is not null
-        and d.status in (${finished}) and d.created_at < ${cutoff}
-      limit ${RETENTION_BATCH}
-      for update of d skip locked)
-    returning id`);
+    with ${limits}, gone as (
+      delete from deliveries where id in (
+        select d.id from deliveries d
+        join organizations o on o.id = d.org_id ${joinOrg}
+        where d.submission_id is null and lim.days is not null
+          and d.status in (${finished}) and d.created_at < ${cutoff}
+        limit ${RETENTION_BATCH}
+        for update of d skip locked)
+      returning id
+    ), att as (delete from delivery_attempts where delivery_id in (select id from gone))
+    select id from gone`);
   return rows.length;
 }

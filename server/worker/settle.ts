@@ -2,7 +2,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/client.js';
 import type { Claimed, DestinationRow } from '../db/rows.js';
-import { destinations, events } from '../db/schema.js';
+import { deliveryAttempts, destinations, events } from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import { afterFailure, failingSinceOnFailure } from './disable.js';
 import { OUTBOX, type OutboxKind } from './outbox.js';
@@ -78,11 +78,35 @@ export async function settleAttempt(
       .where(and(eq(rows.id, row.id), eq(rows.status, 'sending'), eq(rows.attempts, row.attempts)))
       .returning({ id: rows.id });
     if (!updated.length) return { dispatched: 0, retryAt: null }; // another worker took the row after our lease ran out
+    if (kind === 'delivery')
+      await tx.insert(deliveryAttempts).values(attemptRow(row, r, now, next, outcome, lastError));
     const attempt: Attempt = { tx, kind, row, r, now };
     if (r.ok) return { dispatched: await targetSent(attempt), retryAt: null };
     const failed = await targetFailed(deps, attempt, outcome);
     return { dispatched: failed.dispatched, retryAt: failed.parked ? null : next };
   });
+}
+
+/** The delivery_attempts row of one settled attempt (explain reads them); it started latency_ms before `at`. */
+export function attemptRow(
+  row: Claimed,
+  r: SendResult,
+  at: Date,
+  next: Date | null,
+  outcome: Outcome,
+  error: string | null,
+) {
+  return {
+    orgId: row.org_id,
+    deliveryId: row.id,
+    n: row.attempts,
+    startedAt: new Date(at.getTime() - Math.max(0, Math.round(r.latency_ms))),
+    latencyMs: Math.max(0, Math.round(r.latency_ms)),
+    statusCode: r.status_code,
+    error: error?.slice(0, 500) ?? null,
+    nextAttemptAt: next,
+    outcome,
+  };
 }
 
 /** One settled attempt, inside the transaction that records it. */

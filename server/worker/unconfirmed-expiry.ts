@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Deps } from '../core/deps.js';
 import { attachments, deliveries, submissions } from '../db/schema.js';
 import { deleteChunks } from '../files/postgres.js';
+import { deleteAttempts } from './attempts.js';
 
 /** Submissions deleted per run at most: one run stays short. */
 const BATCH = 500;
@@ -32,6 +33,7 @@ export async function deleteUnconfirmed(deps: Deps): Promise<number> {
       .for('update', { skipLocked: true });
     const doomed = locked.map((r) => r.id);
     if (!doomed.length) return { n: 0, files: [] as string[] };
+    await deleteAttempts(tx, inArray(deliveries.submissionId, doomed));
     await tx.delete(deliveries).where(inArray(deliveries.submissionId, doomed));
     const files = await tx
       .delete(attachments)

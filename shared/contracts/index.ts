@@ -6,6 +6,7 @@ import { deliveryOps } from './deliveries.js';
 import { destinationOps } from './destinations.js';
 import { driftOps } from './drift.js';
 import { eventOps } from './events.js';
+import { explainOps } from './explain.js';
 import { formOps } from './forms.js';
 import { intakeOps } from './intake.js';
 import { invitationOps } from './invitations.js';
@@ -37,6 +38,7 @@ export const ops = {
   routes: routeOps,
   intake: intakeOps,
   submissions: submissionOps,
+  explain: explainOps,
   deliveries: deliveryOps,
   events: eventOps,
   webhooks: webhookOps,

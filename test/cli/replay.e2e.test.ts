@@ -1,71 +1,23 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  healthy,
-  http,
-  killServer,
-  loopbackServerEnv,
-  onboardOver,
-  startServer,
-} from '../helpers/process.js';
+import { cliServer } from '../helpers/cli-server.js';
+import { http } from '../helpers/process.js';
 import { startReceiver, until } from '../helpers/receiver.js';
-import { startSmtpSink } from '../helpers/smtp.js';
-
-type Run = { code: number | null; stdout: string; stderr: string };
 
 /** `formsvc deliveries retry`, one by id or many by filter, against a real server process. */
 describe('formsvc deliveries retry', () => {
-  const cleanups: (() => unknown)[] = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-replay-'));
+  let s: Awaited<ReturnType<typeof cliServer>>;
   let base = '';
   let key = '';
-
-  function cli(args: string[]): Promise<Run> {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FORMSVC_')));
-    const child = spawn(process.execPath, ['bin/formsvc.js', ...args, '--json'], {
-      env: {
-        ...clean,
-        FORMSVC_CONFIG: path.join(dir, 'profiles.json'),
-        FORMSVC_BASE_URL: base,
-        FORMSVC_API_KEY: key,
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  }
+  const cli = (args: string[]) => s.cli([...args, '--json']);
+  const cleanups = { push: (c: () => unknown) => s.cleanups.push(c) };
 
   beforeAll(async () => {
-    const smtp = await startSmtpSink();
-    cleanups.push(() => smtp.close());
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const server = startServer({
-      ...loopbackServerEnv(port, smtp.url),
-      DATA_DIR: path.join(dir, 'data'),
-      ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
-    });
-    cleanups.push(() => killServer(server));
-    await healthy(base);
-    key = await onboardOver(base, smtp, `replay-${Date.now()}@example.com`);
+    s = await cliServer('replay');
+    base = s.base;
+    key = s.key;
   }, 60_000);
 
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => s?.close());
 
   it('replays the dead deliveries of a destination by filter flags, and refuses a bare call with the API hint', async () => {
     const hook = await startReceiver(() => ({ status: 410 }));

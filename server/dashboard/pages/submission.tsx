@@ -2,7 +2,9 @@ import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { deliveryOps } from '../../../shared/contracts/deliveries.js';
 import { submissionOps } from '../../../shared/contracts/submissions.js';
+import type { ExplanationOut } from '../../present/explain.js';
 import { retryDelivery } from '../../services/deliveries.js';
+import { explainSubmission } from '../../services/explain.js';
 import { namesOf } from '../../services/names.js';
 import { submissionDetail, updateSubmission } from '../../services/submissions.js';
 import type { DashEnv } from '../env.js';
@@ -18,6 +20,7 @@ import {
   IssuesCard,
   SpamCard,
 } from './submission/cards.js';
+import { WhyCard } from './submission/why.js';
 
 /** Mark spam, not spam, release from quarantine: the reclassifications PATCH /v1/submissions/{id} allows. */
 const Actions: FC<{ c: Context<DashEnv>; s: Detail }> = ({ c, s }) => {
@@ -61,11 +64,13 @@ function SubmissionPage({
   s,
   formName,
   dest,
+  why,
 }: {
   c: Context<DashEnv>;
   s: Detail;
   formName?: string;
   dest: Map<string, string>;
+  why: ExplanationOut;
 }) {
   return (
     <>
@@ -91,6 +96,8 @@ function SubmissionPage({
       </p>
       <Actions c={c} s={s} />
 
+      <WhyCard e={why} />
+
       <FieldsCard s={s} />
 
       <SpamCard s={s} />
@@ -114,7 +121,7 @@ export function registerSubmissionPages(dash: Hono<DashEnv>): void {
     allow(c, submissionOps.get);
     const { deps, actor } = c.var;
     const s = await submissionDetail(deps, actor, c.req.param('id'));
-    const [form, dest] = await Promise.all([
+    const [form, dest, why] = await Promise.all([
       namesOf(deps, actor, 'forms', [s.form_id]),
       namesOf(
         deps,
@@ -122,11 +129,12 @@ export function registerSubmissionPages(dash: Hono<DashEnv>): void {
         'destinations',
         s.deliveries.map((d) => d.destination_id),
       ),
+      explainSubmission(deps, actor, s.id),
     ]);
     return page(
       c,
       { title: `Submission ${s.id}`, section: 'inbox' },
-      <SubmissionPage c={c} s={s} formName={form.get(s.form_id)} dest={dest} />,
+      <SubmissionPage c={c} s={s} formName={form.get(s.form_id)} dest={dest} why={why} />,
     );
   });
 
