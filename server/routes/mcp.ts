@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { McpContext } from '../../mcp/context.js';
 import { mcpOps } from '../../shared/contracts/mcp.js';
@@ -43,73 +44,82 @@ function forwarded(c: Ctx): Record<string, string> {
 
 /**
  * POST /mcp: MCP over streamable HTTP, stateless (a new server and transport per request). The
- * Bearer key is checked by the API's own auth; the tools then call the API in process with that
- * key, so every call passes the same scope checks, tenancy and validation as over the network.
- * Without a key, only tools of public operations are listed (onboarding).
+ * Bearer API key or OAuth access token is checked by the API's own auth; the tools then call the
+ * API in process with it, so every call passes the same scope checks, tenancy and validation as
+ * over the network. Without one, /mcp answers 401 with the OAuth challenge (app.ts adds
+ * WWW-Authenticate); POST /mcp/public lists only the tools of public operations (onboarding).
  */
 export function registerMcp(app: OpenAPIHono<AppEnv>) {
-  app.use(
-    '/mcp',
-    bodyLimit({
-      maxSize: MCP_BODY_LIMIT,
-      onError: () => {
-        throw new ApiError('payload_too_large', 'The MCP request is larger than 1 MB.', {
-          headers: { Connection: 'close' },
-        });
-      },
-    }),
-  );
-
+  const limit = bodyLimit({
+    maxSize: MCP_BODY_LIMIT,
+    onError: () => {
+      throw new ApiError('payload_too_large', 'The MCP request is larger than 1 MB.', {
+        headers: { Connection: 'close' },
+      });
+    },
+  });
   // DNS rebinding: a page that got our address under its own name is refused before anything runs.
-  app.use('/mcp', async (c, next) => {
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
     callerGuardOf(c.get('deps').config)(c.req.header('host'), c.req.header('origin'));
     await next();
-  });
+  };
+  for (const path of ['/mcp', '/mcp/public']) {
+    app.use(path, limit);
+    app.use(path, guard);
+  }
 
   mount(app, mcpOps.call, async (c) => {
-    let actor: Actor | null = null;
     const header = c.req.header('authorization');
-    if (header) {
-      await authorize('submit')(c, async () => {}); // throws 401 for an invalid key
-      actor = c.get('actor');
+    if (!header) {
+      throw new ApiError('unauthorized', 'POST /mcp needs credentials: an OAuth access token or an API key.', {
+        hint:
+          'An MCP client that follows the MCP authorization spec signs in with OAuth from the WWW-Authenticate header; ' +
+          'otherwise send "Authorization: Bearer <API_KEY>", or use POST /mcp/public for the onboarding tools.',
+      });
     }
-    const apiKey = header ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] : undefined;
-    const extra = forwarded(c);
-    const env = c.env;
-    const ctx: McpContext = {
-      mode: 'http',
-      baseUrl: c.get('deps').config.publicBaseUrl,
-      // The same socket (env) and forwarding headers, so rate limits see the real client.
-      fetch: (input, init) => {
-        const req = new Request(input, init);
-        for (const [k, v] of Object.entries(extra)) if (!req.headers.has(k)) req.headers.set(k, v);
-        return Promise.resolve(app.request(req, undefined, env));
-      },
-      apiKey: () => apiKey,
-      allows: (scope) => {
-        if (scope === 'public') return true;
-        if (scope === 'session' || !actor) return false;
-        return hasScope(actor, scope);
-      },
-    };
-
-    // Stateless JSON answers: every answer is complete when handleRequest resolves.
-    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
-    const server = buildMcpServer(ctx);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      // The transport insists on both types in Accept; answers are always JSON here, so plain clients may omit it.
-      const headers = new Headers(c.req.raw.headers);
-      headers.set('accept', 'application/json, text/event-stream');
-      headers.delete('content-length'); // the body was read already and is passed parsed
-      const req = new Request(c.req.url, { method: 'POST', headers });
-      return (await transport.handleRequest(req, { parsedBody: c.req.valid('json') })) as never;
-    } finally {
-      await server.close();
-    }
+    await authorize('submit')(c, async () => {}); // throws 401 for an invalid key or token
+    return serve(app, c, c.get('actor'), /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1]);
   });
+  mount(app, mcpOps.public, (c) => serve(app, c, null, undefined));
+}
+
+/** One MCP request answered by a fresh server whose tools call the API in process as `actor`. */
+async function serve(app: OpenAPIHono<AppEnv>, c: Ctx, actor: Actor | null, apiKey: string | undefined) {
+  const extra = forwarded(c);
+  const env = c.env;
+  const ctx: McpContext = {
+    mode: 'http',
+    baseUrl: c.get('deps').config.publicBaseUrl,
+    // The same socket (env) and forwarding headers, so rate limits see the real client.
+    fetch: (input, init) => {
+      const req = new Request(input, init);
+      for (const [k, v] of Object.entries(extra)) if (!req.headers.has(k)) req.headers.set(k, v);
+      return Promise.resolve(app.request(req, undefined, env));
+    },
+    apiKey: () => apiKey,
+    allows: (scope) => {
+      if (scope === 'public') return true;
+      if (scope === 'session' || !actor) return false;
+      return hasScope(actor, scope);
+    },
+  };
+
+  // Stateless JSON answers: every answer is complete when handleRequest resolves.
+  const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
+  const server = buildMcpServer(ctx);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    // The transport insists on both types in Accept; answers are always JSON here, so plain clients may omit it.
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('accept', 'application/json, text/event-stream');
+    headers.delete('content-length'); // the body was read already and is passed parsed
+    const req = new Request(c.req.url, { method: 'POST', headers });
+    return (await transport.handleRequest(req, { parsedBody: await c.req.json() })) as never;
+  } finally {
+    await server.close();
+  }
 }
