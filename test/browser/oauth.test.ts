@@ -59,7 +59,8 @@ class AgentProvider implements OAuthClientProvider {
 async function callbackServer() {
   const seen: URLSearchParams[] = [];
   const server = nodeHttp.createServer((req, res) => {
-    seen.push(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams);
+    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (u.pathname === '/callback') seen.push(u.searchParams); // (not the browser's /favicon.ico)
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><html lang="en"><title>Back in the agent</title><body><h1>Connected</h1></body></html>');
   });
