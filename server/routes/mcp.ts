@@ -68,18 +68,23 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     app.use(path, guard);
   }
 
-  mount(app, mcpOps.call, async (c) => {
-    const header = c.req.header('authorization');
-    if (!header) {
+  // Credentials first (before the body is validated), so a bare request gets the OAuth challenge.
+  const credentials: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (!c.req.header('authorization')) {
       throw new ApiError('unauthorized', 'POST /mcp needs credentials: an OAuth access token or an API key.', {
         hint:
           'An MCP client that follows the MCP authorization spec signs in with OAuth from the WWW-Authenticate header; ' +
           'otherwise send "Authorization: Bearer <API_KEY>", or use POST /mcp/public for the onboarding tools.',
       });
     }
-    await authorize('submit')(c, async () => {}); // throws 401 for an invalid key or token
-    return serve(app, c, c.get('actor'), /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1]);
-  });
+    await authorize('submit')(c, next); // 401 for an invalid key or token
+  };
+  mount(
+    app,
+    mcpOps.call,
+    (c) => serve(app, c, c.get('actor'), /^Bearer\s+(\S+)$/i.exec((c.req.header('authorization') ?? '').trim())?.[1]),
+    [credentials],
+  );
   mount(app, mcpOps.public, (c) => serve(app, c, null, undefined));
 }
 
