@@ -58,6 +58,16 @@ function pkce() {
   return { verifier, challenge };
 }
 
+/** An authorization request for the read scope, PKCE S256, to CB. */
+const readRequest = (clientId: string, challenge: string): Record<string, string> => ({
+  client_id: clientId,
+  redirect_uri: CB,
+  response_type: 'code',
+  code_challenge: challenge,
+  code_challenge_method: 'S256',
+  scope: 'read',
+});
+
 const authorizeUrl = (p: Record<string, string>) => `/app/oauth/authorize?${new URLSearchParams(p).toString()}`;
 
 /** The consent page signed in as `s`, then its form posted with `decision`; returns the redirect. */
@@ -173,14 +183,7 @@ describe('authorization and token', () => {
   it('shows the client, the redirect host and the scope; refuses an unregistered redirect_uri on the page', async () => {
     const clientId = await register();
     const { challenge } = pkce();
-    const p = {
-      client_id: clientId,
-      redirect_uri: CB,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      scope: 'read',
-    };
+    const p = readRequest(clientId, challenge);
     const page = await t.app.request(authorizeUrl(p), { headers: { cookie: s.cookie } });
     const html = await page.text();
     expect(html).toContain('Test &lt;agent&gt;');
@@ -217,14 +220,7 @@ describe('authorization and token', () => {
   it('refuses a missing or wrong PKCE verifier, a wrong redirect_uri, and a code used twice (revoking its tokens)', async () => {
     const clientId = await register();
     const { verifier, challenge } = pkce();
-    const p = {
-      client_id: clientId,
-      redirect_uri: CB,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      scope: 'read',
-    };
+    const p = readRequest(clientId, challenge);
     const code = (await consent(s, p)).searchParams.get('code') as string;
     const base = { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: CB };
 
