@@ -28,6 +28,7 @@ import { registerIntake } from './routes/intake.js';
 import { registerKeys } from './routes/keys.js';
 import { registerMcp } from './routes/mcp.js';
 import { registerMe } from './routes/me.js';
+import { bearerChallenge, registerOAuth } from './routes/oauth.js';
 import { registerOrganizations } from './routes/organizations.js';
 import { registerProjects } from './routes/projects.js';
 import { registerQuickstart } from './routes/quickstart.js';
@@ -96,6 +97,20 @@ export function buildApp(deps: Deps) {
       deps.log.info({ ...line, status: c.res.status }, 'request');
   });
 
+  // A 401 of /mcp or /v1 tells an OAuth client where to start (RFC 9728 §5.1); the body is unchanged.
+  app.use('*', async (c, next) => {
+    await next();
+    const path = c.req.path;
+    if (
+      c.res.status === 401 &&
+      (path === '/mcp' || path.startsWith('/v1/')) &&
+      !c.res.headers.has('WWW-Authenticate')
+    ) {
+      const hadToken = /^Bearer\s/i.test(c.req.header('authorization') ?? '');
+      c.res.headers.set('WWW-Authenticate', bearerChallenge(deps.config.publicBaseUrl, path, hadToken));
+    }
+  });
+
   // API answers hold an organization's data and one-time secrets: no shared or browser cache
   // keeps them (errors included). A route that set its own Cache-Control keeps it.
   app.use('/v1/*', async (c, next) => {
@@ -116,6 +131,7 @@ export function buildApp(deps: Deps) {
   );
 
   registerMetrics(app, deps);
+  registerOAuth(app);
   mountOperations(app);
   registerDashboard(app);
   registerHostedPages(app);

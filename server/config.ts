@@ -71,6 +71,9 @@ export interface Config {
   codePerAddress: number;
   codePerIp: number;
   codeWindowS: number;
+  /** OAuth access tokens live this long (OAUTH_ACCESS_TOKEN_TTL_S, default 1 h); refresh tokens OAUTH_REFRESH_TOKEN_TTL_S (30 days). */
+  oauthAccessTtlS: number;
+  oauthRefreshTtlS: number;
   /**
    * Sign-in limits (docs/authentication.md): wrong code guesses per address, and verify-code or sign-in
    * requests per client IP, within signInWindowS (429 with Retry-After beyond).
@@ -195,6 +198,8 @@ export function loadConfig(env: Env = process.env): Config {
     codePerAddress: int(env.CODE_REQUESTS_PER_ADDRESS, 5),
     codePerIp: int(env.CODE_REQUESTS_PER_IP, 30),
     codeWindowS: int(env.CODE_REQUESTS_WINDOW_S, 600),
+    oauthAccessTtlS: Math.max(60, int(env.OAUTH_ACCESS_TOKEN_TTL_S, 3600)),
+    oauthRefreshTtlS: Math.max(3600, int(env.OAUTH_REFRESH_TOKEN_TTL_S, 30 * 86_400)),
     signInGuessesPerAddress: int(env.SIGN_IN_GUESSES_PER_ADDRESS, 5),
     signInTriesPerIp: int(env.SIGN_IN_TRIES_PER_IP, 60),
     signInWindowS: Math.max(1, int(env.SIGN_IN_WINDOW_S, 600)),

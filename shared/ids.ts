@@ -27,6 +27,8 @@ export const ID_PREFIX = {
   streamSchema: 'ssv',
   streamSource: 'src',
   planRedemption: 'pgr',
+  oauthClient: 'oac',
+  oauthGrant: 'oag',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

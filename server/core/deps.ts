@@ -12,9 +12,12 @@ import type { Outbound } from './outbound.js';
 export type Role = 'owner' | 'admin' | 'member';
 export type KeyScope = Exclude<Scope, 'public' | 'session'>;
 
-/** Who is calling: an API key or a dashboard session, always inside one organization. */
+/**
+ * Who is calling: an API key, a dashboard session, or an OAuth access token (a person in one
+ * organization with the scope they approved; role rules as for their session), always inside one organization.
+ */
 export interface Actor {
-  kind: 'key' | 'session';
+  kind: 'key' | 'session' | 'oauth';
   orgId: string;
   scopes: KeyScope[];
   role: Role | null;
@@ -22,6 +25,8 @@ export interface Actor {
   keyPrefix?: string;
   userId?: string;
   sessionId?: string;
+  /** The OAuth grant behind an access token. */
+  grantId?: string;
 }
 
 /** Everything a handler may use, built once at start-up and injected. */

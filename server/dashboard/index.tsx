@@ -13,6 +13,7 @@ import { CSS as FORMS_CSS } from './pages/forms.assets.js';
 import { registerFormPages } from './pages/forms.js';
 import { registerInboxPages } from './pages/inbox.js';
 import { CSS as JOURNEY_CSS } from './pages/journey.assets.js';
+import { registerOAuthPages } from './pages/oauth.js';
 import { CSS as SPAM_CSS } from './pages/spam.assets.js';
 import { registerSpamPages } from './pages/spam.js';
 import { registerStreamPages } from './pages/streams.js';
@@ -68,6 +69,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   registerEventPages(dash);
   registerSpamPages(dash);
   registerTeamPages(dash);
+  registerOAuthPages(dash);
 
   dash.all('*', (c) =>
     page(

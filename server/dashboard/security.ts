@@ -19,9 +19,21 @@ export const DASHBOARD_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
+/**
+ * The OAuth consent page's policy: the dashboard's, with form-action also allowing the origin of the
+ * client's registered redirect URI, where the approval's answer redirects (form-action applies to
+ * redirects after a form post).
+ */
+export function consentCsp(redirectOrigin: string): string {
+  return DASHBOARD_CSP.replace("form-action 'self'", `form-action 'self' ${redirectOrigin}`);
+}
+
 export const securityHeaders: MiddlewareHandler<DashEnv> = async (c, next) => {
   await next();
-  c.header('Content-Security-Policy', DASHBOARD_CSP);
+  // A page may widen form-action for one origin (the consent page); nothing else differs.
+  const own = c.res.headers.get('Content-Security-Policy');
+  const widened = own ? /form-action 'self' (https?:\/\/[^\s;']+);/.exec(own) : null;
+  c.header('Content-Security-Policy', own && widened && own === consentCsp(widened[1]) ? own : DASHBOARD_CSP);
   c.header('X-Frame-Options', 'DENY');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'same-origin');

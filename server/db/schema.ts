@@ -737,3 +737,57 @@ export const rollupState = pgTable('rollup_state', {
   rolledUntil: date('rolled_until', { mode: 'string' }).notNull(),
   ranAt: ts('ran_at'),
 });
+
+/** OAuth clients that registered themselves (RFC 7591); public clients, so no secret. */
+export const oauthClients = pgTable('oauth_clients', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  redirectUris: text('redirect_uris').array().notNull(),
+  createdAt: createdAt(),
+});
+
+/** One approval on the consent page: a person in one organization, a client, a scope, a resource. */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    userId: text('user_id').notNull(),
+    clientId: text('client_id').notNull(),
+    scopes: text('scopes').array().notNull(),
+    resource: text('resource').notNull(),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('oauth_grants_org').on(t.orgId, t.id)],
+);
+
+/** Authorization codes (hashed), one use each. */
+export const oauthCodes = pgTable('oauth_codes', {
+  hash: text('hash').primaryKey(),
+  clientId: text('client_id').notNull(),
+  orgId: text('org_id').notNull(),
+  userId: text('user_id').notNull(),
+  scopes: text('scopes').array().notNull(),
+  resource: text('resource').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  codeChallenge: text('code_challenge').notNull(),
+  grantId: text('grant_id'),
+  usedAt: ts('used_at'),
+  expiresAt: ts('expires_at').notNull(),
+});
+
+/** Access and refresh tokens of a grant (hashed); kind 'access' or 'refresh'. */
+export const oauthTokens = pgTable(
+  'oauth_tokens',
+  {
+    hash: text('hash').primaryKey(),
+    grantId: text('grant_id').notNull(),
+    kind: text('kind').notNull(),
+    usedAt: ts('used_at'),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('oauth_tokens_grant').on(t.grantId)],
+);

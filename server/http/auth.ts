@@ -7,6 +7,7 @@ import type { Actor, Deps, KeyScope, Role } from '../core/deps.js';
 import { ApiError } from '../core/errors.js';
 import { apiKeys, memberships, sessions } from '../db/schema.js';
 import { sha256 } from '../domain/secrets.js';
+import { ACCESS_PREFIX, tokenActor } from '../services/oauth.js';
 import type { AppEnv } from './context.js';
 import { checkCookieRequest } from './csrf.js';
 
@@ -21,7 +22,11 @@ export function hasScope(actor: Actor, needed: KeyScope): boolean {
   return actor.scopes.some((s) => RANK[s] >= RANK[needed]);
 }
 
-/** Resolves the caller (Bearer API key or session cookie) and enforces the operation's scope. */
+/**
+ * Resolves the caller (Bearer API key, Bearer OAuth access token, or session cookie) and enforces
+ * the operation's scope. An OAuth token acts as its person in its organization with the approved
+ * scope; role rules apply as for the person's session (services check actor.role).
+ */
 export function authorize(scope: Scope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (scope === 'public') return next();
@@ -29,13 +34,23 @@ export function authorize(scope: Scope): MiddlewareHandler<AppEnv> {
     let actor: Actor | null = null;
     if (header) {
       const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
-      if (!m) throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API_KEY>".');
-      actor = await keyActor(c, m[1]);
-      // An invalid key is 401 everywhere; only a valid key on a session-only operation is 403.
+      if (!m)
+        throw new ApiError(
+          'unauthorized',
+          'The Authorization header must be "Bearer <API_KEY>" or "Bearer <OAuth access token>".',
+        );
+      actor = m[1].startsWith(ACCESS_PREFIX)
+        ? await tokenActor(c.get('deps'), m[1], c.req.path.startsWith('/mcp') ? 'mcp' : 'v1')
+        : await keyActor(c, m[1]);
+      // An invalid key or token is 401 everywhere; only a valid one on a session-only operation is 403.
       if (actor && scope === 'session') {
-        throw new ApiError('forbidden', 'This operation needs a dashboard session; API keys cannot call it.', {
-          hint: 'Sign in with POST /v1/auth/sign-in (email code) and call it with the session cookie.',
-        });
+        throw new ApiError(
+          'forbidden',
+          'This operation needs a dashboard session; API keys and OAuth tokens cannot call it.',
+          {
+            hint: 'Sign in with POST /v1/auth/sign-in (email code) and call it with the session cookie.',
+          },
+        );
       }
     } else {
       const token = getCookie(c, SESSION_COOKIE);

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { McpContext } from '../../mcp/context.js';
 import { mcpOps } from '../../shared/contracts/mcp.js';
@@ -58,57 +59,60 @@ const notYours = () =>
 const isInitialize = (body: unknown) =>
   !!body && typeof body === 'object' && !Array.isArray(body) && (body as { method?: unknown }).method === 'initialize';
 
-/** GET and DELETE /mcp: the Bearer key, when sent, must be valid (401 otherwise), as for POST. */
-async function checkKey(c: Ctx): Promise<string | undefined> {
-  const header = c.req.header('authorization');
-  if (header) await authorize('submit')(c, async () => {});
-  return header ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] : undefined;
-}
+const bearer = (c: Ctx) => /^Bearer\s+(\S+)$/i.exec((c.req.header('authorization') ?? '').trim())?.[1];
 
 /**
- * POST /mcp: MCP over streamable HTTP. The Bearer key is checked by the API's own auth; the tools
- * then call the API in process with that key, so every call passes the same scope checks, tenancy
- * and validation as over the network. Without a key, only tools of public operations are listed
- * (onboarding).
+ * /mcp takes credentials (an API key or an OAuth access token), checked before the body is read,
+ * so a bare request gets 401 and the OAuth challenge (app.ts adds WWW-Authenticate).
+ */
+const credentials: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!c.req.header('authorization')) {
+    throw new ApiError('unauthorized', `${c.req.method} /mcp needs credentials: an OAuth access token or an API key.`, {
+      hint:
+        'An MCP client that follows the MCP authorization spec signs in with OAuth from the WWW-Authenticate header; ' +
+        'otherwise send "Authorization: Bearer <API_KEY>", or use POST /mcp/public for the onboarding tools.',
+    });
+  }
+  await authorize('submit')(c, next); // 401 for an invalid key or token
+};
+
+/**
+ * POST /mcp: MCP over streamable HTTP. The Bearer API key or OAuth access token is checked by the
+ * API's own auth; the tools then call the API in process with it, so every call passes the same
+ * scope checks, tenancy and validation as over the network. Without credentials /mcp answers 401
+ * with the OAuth challenge; POST /mcp/public lists only the tools of public operations
+ * (onboarding), statelessly.
  *
- * Two modes side by side: a POST without Mcp-Session-Id is stateless (a new server and transport
- * for that request). A POSTed initialize also starts a session (the answer's Mcp-Session-Id
- * header): requests carrying it reach one server kept in this process's memory, GET opens its
- * notification stream (resources/updated for subscriptions), DELETE ends it. Sessions end after
- * MCP_SESSION_IDLE_MS without use; beyond MCP_SESSION_CAP an initialize gets no session.
+ * Two modes side by side on /mcp: a POST without Mcp-Session-Id is stateless (a new server and
+ * transport for that request). A POSTed initialize also starts a session (the answer's
+ * Mcp-Session-Id header): requests carrying it reach one server kept in this process's memory, GET
+ * opens its notification stream (resources/updated for subscriptions), DELETE ends it. Sessions
+ * end after MCP_SESSION_IDLE_MS without use; beyond MCP_SESSION_CAP an initialize gets no session.
  */
 export function registerMcp(app: OpenAPIHono<AppEnv>) {
   const sessions = new McpSessions();
-
-  app.use(
-    '/mcp',
-    bodyLimit({
-      maxSize: MCP_BODY_LIMIT,
-      onError: () => {
-        throw new ApiError('payload_too_large', 'The MCP request is larger than 1 MB.', {
-          headers: { Connection: 'close' },
-        });
-      },
-    }),
-  );
-
+  const limit = bodyLimit({
+    maxSize: MCP_BODY_LIMIT,
+    onError: () => {
+      throw new ApiError('payload_too_large', 'The MCP request is larger than 1 MB.', {
+        headers: { Connection: 'close' },
+      });
+    },
+  });
   // DNS rebinding: a page that got our address under its own name is refused before anything runs.
-  app.use('/mcp', async (c, next) => {
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
     callerGuardOf(c.get('deps').config)(c.req.header('host'), c.req.header('origin'));
     await next();
-  });
+  };
+  for (const path of ['/mcp', '/mcp/public']) {
+    app.use(path, limit);
+    app.use(path, guard);
+  }
 
-  mount(app, mcpOps.call, async (c) => {
-    let actor: Actor | null = null;
-    const header = c.req.header('authorization');
-    if (header) {
-      await authorize('submit')(c, async () => {}); // throws 401 for an invalid key
-      actor = c.get('actor');
-    }
-    const apiKey = header ? /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1] : undefined;
+  const post = async (c: Ctx, actor: Actor | null, apiKey: string | undefined, sessionsAllowed: boolean) => {
     const via: Via = { env: c.env, extra: forwarded(c) };
-    const sid = c.req.header('mcp-session-id');
-    const body = c.req.valid('json');
+    const sid = sessionsAllowed ? c.req.header('mcp-session-id') : undefined;
+    const body = await c.req.json();
     const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
     // The transport insists on both types in Accept; answers are always JSON here, so plain clients may omit it.
     const headers = new Headers(c.req.raw.headers);
@@ -123,7 +127,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       return (await found.session.transport.handleRequest(req, { parsedBody: body })) as never;
     }
 
-    const session = isInitialize(body) && sessions.hasRoom();
+    const session = sessionsAllowed && isInitialize(body) && sessions.hasRoom();
     const ctx: McpContext = {
       mode: 'http',
       baseUrl: c.get('deps').config.publicBaseUrl,
@@ -172,11 +176,13 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     } finally {
       await server.close();
     }
-  });
+  };
+  mount(app, mcpOps.call, (c) => post(c, c.get('actor'), bearer(c), true), [credentials]);
+  mount(app, mcpOps.public, (c) => post(c, null, undefined, false));
 
   // GET /mcp: a session's notification stream; DELETE /mcp ends a session.
   const bySession = async (c: Ctx, method: 'GET' | 'DELETE') => {
-    const apiKey = await checkKey(c);
+    const apiKey = bearer(c);
     const sid = c.req.header('mcp-session-id');
     if (!sid && method === 'GET') {
       throw new ApiError('method_not_allowed', 'GET /mcp needs an MCP session.', {
@@ -194,6 +200,6 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     const res = await found.session.transport.handleRequest(c.req.raw);
     return method === 'GET' ? sessions.track(sid, res) : res;
   };
-  mount(app, mcpOps.stream, (c) => bySession(c, 'GET') as never);
-  mount(app, mcpOps.end, (c) => bySession(c, 'DELETE') as never);
+  mount(app, mcpOps.stream, (c) => bySession(c, 'GET') as never, [credentials]);
+  mount(app, mcpOps.end, (c) => bySession(c, 'DELETE') as never, [credentials]);
 }

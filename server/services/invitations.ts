@@ -45,7 +45,7 @@ export async function listInvitations(deps: Deps, actor: Actor, page: Page) {
 
 /** Owner invitations are made and revoked by owners only; a key has no role to grant it. */
 function requireOwnerFor(actor: Actor, role: string, what: string) {
-  if (role !== 'owner' || (actor.kind === 'session' && actor.role === 'owner')) return;
+  if (role !== 'owner' || (actor.kind !== 'key' && actor.role === 'owner')) return;
   throw new ApiError('forbidden', `Only an owner's session can ${what} an owner invitation.`, {
     hint: `Invite as "admin" or "member", or ask an owner; an owner can promote later with ${routeOf(ops.members.update)}.`,
   });
@@ -67,7 +67,7 @@ export async function createInvitation(
   const db = deps.database.db;
   const now = deps.now();
   // The spec: invited_by is null when an API key invites (a key acts for the organization, not a person).
-  const invitedBy = actor.kind === 'session' ? (actor.userId ?? null) : null;
+  const invitedBy = actor.kind !== 'key' ? (actor.userId ?? null) : null;
   const result = await db.transaction(async (tx) => {
     const [member] = await tx
       .select({ id: memberships.id })

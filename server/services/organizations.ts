@@ -28,7 +28,8 @@ async function callerOrgRows(
 ): Promise<{ id: string; org: Org; role: Role | null }[]> {
   const db = deps.database.db;
   const after = page?.after(organizations.id);
-  if (actor.kind === 'key' || !actor.userId) {
+  // A key or an OAuth token sees only its own organization.
+  if (actor.kind !== 'session' || !actor.userId) {
     const rows = await db
       .select()
       .from(organizations)
@@ -158,7 +159,7 @@ export async function createOrganization(
 async function visibleOrg(deps: Deps, actor: Actor, id: string) {
   const db = deps.database.db;
   const [org] = await db.select().from(organizations).where(eq(organizations.id, id));
-  if (org && actor.kind === 'key' && org.id === actor.orgId) return { org, role: null };
+  if (org && actor.kind !== 'session' && org.id === actor.orgId) return { org, role: actor.role };
   if (org && actor.kind === 'session' && actor.userId) {
     const [m] = await db
       .select({ role: memberships.role })

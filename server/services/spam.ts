@@ -70,7 +70,7 @@ export async function spamFilter(deps: Deps, actor: Actor) {
  * session needs the owner or admin role: a member's one click would undo everyone's marks.
  */
 export async function forgetSpamModel(deps: Deps, actor: Actor) {
-  if (actor.kind === 'session' && actor.role === 'member') {
+  if (actor.role === 'member') {
     throw new ApiError('forbidden', 'Only an owner or admin can make the spam filter forget what it learned.', {
       hint: 'Ask an owner or admin of the organization (GET /v1/members lists them).',
     });

@@ -116,7 +116,7 @@ export type Operation = RouteConfig & {
 function securityFor(scope: Scope): Security {
   if (scope === 'public') return NO_CREDENTIALS;
   if (scope === 'session') return SESSION_ONLY;
-  return [{ ApiKey: [] }, { Session: [] }];
+  return [{ ApiKey: [] }, { OAuth2: [scope] }, { Session: [] }];
 }
 
 /** Which keys a scope admits: scopes nest, manage ⊃ read ⊃ submit (server/http/auth.ts hasScope). */
@@ -128,6 +128,7 @@ const KEY_TEXT: Partial<Record<Scope, string>> = {
 
 const CREDENTIAL_TEXT: Record<string, (scope: Scope) => string> = {
   ApiKey: (scope) => KEY_TEXT[scope] ?? 'an API key',
+  OAuth2: (scope) => `an OAuth access token with the ${scope} scope or a wider one`,
   Session: (scope) =>
     scope === 'session'
       ? 'the dashboard session cookie of an owner or admin (an API key answers 403)'

@@ -17,6 +17,9 @@ export const EVENT_TYPES = [
   'destination.disabled',
   'webhook.disabled',
   'deliveries.replayed',
+  // extension: an OAuth connection approved (its first tokens issued) and one revoked (docs/authentication.md)
+  'oauth.granted',
+  'oauth.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -13,6 +13,28 @@ export const SECURITY_SCHEMES = {
     bearerFormat: 'API key',
     description: '`Authorization: Bearer <API_KEY>`. Key scopes nest: manage ⊃ read ⊃ submit.',
   },
+  // extension: OAuth 2.1 (docs/authentication.md) for agents that connect by URL
+  OAuth2: {
+    type: 'oauth2',
+    description:
+      'OAuth 2.1 authorization code with PKCE (S256) for clients that register themselves (RFC 7591, ' +
+      'POST /oauth/register) and sign a person in (RFC 8414 metadata at /.well-known/oauth-authorization-server; ' +
+      'protected resource metadata at /.well-known/oauth-protected-resource and …/mcp). The access token is sent ' +
+      'as `Authorization: Bearer <token>` and acts as that person in the organization they chose, with the scope ' +
+      'they approved and the role rules of their session. Extension of the spec.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: '/app/oauth/authorize',
+        tokenUrl: '/oauth/token',
+        refreshUrl: '/oauth/token',
+        scopes: {
+          submit: 'send submissions (as an API key of the submit scope)',
+          read: 'read forms, submissions and deliveries, and submit',
+          manage: 'everything a session of the person can do in the organization, except session-only operations',
+        },
+      },
+    },
+  },
   Session: {
     type: 'apiKey',
     in: 'cookie',
@@ -39,6 +61,8 @@ export type Security = Partial<Record<SecuritySchemeName, string[]>>[];
 
 /** No credentials (an empty requirement list overrides nothing: there is no global security). */
 export const NO_CREDENTIALS: Security = [];
+/** An API key or an OAuth access token (POST /mcp). */
+export const KEY_OR_TOKEN: Security = [{ ApiKey: [] }, { OAuth2: ['submit'] }];
 /** Only a dashboard session cookie; an API key is refused. */
 export const SESSION_ONLY: Security = [{ Session: [] }];
 /** The session cookie when there is one (signing out without one is fine). */

@@ -18,7 +18,17 @@ afterAll(() => t.close());
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 
 /** Served on purpose outside the contract, each for a reason. */
-const UNDOCUMENTED: Record<string, string> = {};
+const OAUTH =
+  'OAuth 2.1 (docs/authentication.md): RFC-defined endpoints with RFC error shapes; the contract declares the OAuth2 scheme';
+const UNDOCUMENTED: Record<string, string> = {
+  'GET /.well-known/oauth-protected-resource': OAUTH,
+  'GET /.well-known/oauth-protected-resource/mcp': OAUTH,
+  'GET /.well-known/oauth-protected-resource/v1': OAUTH,
+  'GET /.well-known/oauth-authorization-server': OAUTH,
+  'POST /oauth/register': OAUTH,
+  'POST /oauth/token': OAUTH,
+  'POST /oauth/revoke': OAUTH,
+};
 
 /**
  * The people's HTML pages (the dashboard, hosted form pages, double opt-in links) and the files they load (/assets: the

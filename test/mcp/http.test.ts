@@ -20,9 +20,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** An SDK client speaking streamable HTTP to the in-process app's POST /mcp. */
+/** An SDK client speaking streamable HTTP to the in-process app's POST /mcp (POST /mcp/public without a key). */
 async function connect(key?: string) {
-  const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8787/mcp'), {
+  const url = key ? 'http://127.0.0.1:8787/mcp' : 'http://127.0.0.1:8787/mcp/public';
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: (url, init) => Promise.resolve(t.app.request(String(url), init)),
     requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
   });
@@ -107,7 +108,20 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     expect(denied._meta['formsvc/error'].error.code).toBe('forbidden');
   });
 
-  it('lets a caller without a key use the onboarding tools: a sandbox, a submission, its read-back', async () => {
+  it('answers a keyless POST /mcp 401 with the OAuth challenge (changed: onboarding moved to /mcp/public)', async () => {
+    const r = await t.request('POST', '/mcp', {
+      json: { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(r.status).toBe(401);
+    expect(r.json.error).toMatchObject({ code: 'unauthorized' });
+    expect(r.json.error.hint).toContain('/mcp/public');
+    expect(r.headers.get('www-authenticate')).toBe(
+      'Bearer resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp"',
+    );
+  });
+
+  it('lets a caller without a key use the onboarding tools at /mcp/public: a sandbox, a submission, its read-back', async () => {
     const c = await connect();
     const locked: any = await c.callTool({ name: 'forms_list', arguments: {} });
     expect(locked.isError).toBe(true);

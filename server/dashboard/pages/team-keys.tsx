@@ -10,6 +10,7 @@ import { FieldMessage, Table } from '../components.js';
 import type { DashEnv } from '../env.js';
 import { allow, bodyFor, issuesOf, queryFor } from '../input.js';
 import { Copyable, CsrfField, done, Empty, ErrorBox, Pager, PostForm, page, Time } from '../render.js';
+import { ConnectedApps } from './oauth.js';
 import { all, can, fieldsOf, formHint, issueAt, one } from './org-common.js';
 
 const SCOPE_HELP: Record<(typeof KEY_SCOPES)[number], string> = {
@@ -121,6 +122,7 @@ async function keysPage(
         href={list.next_cursor ? `/app/keys?cursor=${encodeURIComponent(list.next_cursor)}` : null}
         label="Older keys"
       />
+      <ConnectedApps c={c} />
       {can(c, keyOps.create) ? (
         <KeyForm c={c} form={form} />
       ) : (
