@@ -17,6 +17,10 @@ export const EVENT_TYPES = [
   'destination.disabled',
   'webhook.disabled',
   'deliveries.replayed',
+  // extensions: a destination waiting for a person (settings.approve_destinations), and the answer
+  'destination.approval_requested',
+  'destination.approved',
+  'destination.rejected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
