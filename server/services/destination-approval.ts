@@ -5,7 +5,17 @@ import type { Actor, Deps } from '../core/deps.js';
 import { ApiError, notFound } from '../core/errors.js';
 import type { Db } from '../db/client.js';
 import type { DestinationRow } from '../db/rows.js';
-import { apiKeys, deliveries, destinations, forms, memberships, organizations, routes, streams, users } from '../db/schema.js';
+import {
+  apiKeys,
+  deliveries,
+  destinations,
+  forms,
+  memberships,
+  organizations,
+  routes,
+  streams,
+  users,
+} from '../db/schema.js';
 import { appendEvent } from '../events.js';
 import { CREDENTIAL_URL_TYPES, redactedUrl } from '../present/destinations.js';
 import { escapeHtml } from '../present/html.js';
@@ -80,7 +90,13 @@ export async function requestApproval(tx: Db, deps: Deps, actor: Actor, id: stri
     orgId: actor.orgId,
     type: 'destination.approval_requested',
     subject: { destination_id: id },
-    data: { type: row.type, name: row.name, target: targetOf(row.type, row.config), key_id: row.approvalKeyId, key_name: row.approvalKeyName },
+    data: {
+      type: row.type,
+      name: row.name,
+      target: targetOf(row.type, row.config),
+      key_id: row.approvalKeyId,
+      key_name: row.approvalKeyName,
+    },
     now,
   });
   return row;
@@ -96,7 +112,10 @@ async function approvers(db: Db, orgId: string) {
 }
 
 /** One line of a mail header or a text line: no control characters, so a name cannot add lines. */
-const oneLine = (s: unknown) => String(s ?? '').replace(/[\p{Cc}\s]+/gu, ' ').trim();
+const oneLine = (s: unknown) =>
+  String(s ?? '')
+    .replace(/[\p{Cc}\s]+/gu, ' ')
+    .trim();
 
 /** The mail that asks owners and admins; every value in the HTML part is escaped. */
 export function approvalMail(base: string, row: DestinationRow, orgName: string, to: string[]) {
@@ -123,7 +142,10 @@ export function approvalMail(base: string, row: DestinationRow, orgName: string,
 /** Mails every owner and admin the approval link (after the commit; a failed send is logged). */
 export async function mailApprovers(deps: Deps, row: DestinationRow): Promise<void> {
   const db = deps.database.db;
-  const [org] = await db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, row.orgId));
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, row.orgId));
   const to = (await approvers(db, row.orgId)).map((a) => a.email);
   if (!to.length) return;
   const sent = await deps.mailer.send(approvalMail(deps.config.publicBaseUrl, row, org?.name ?? row.orgId, to));
@@ -163,11 +185,7 @@ export async function approveDestination(deps: Deps, actor: Actor, id: string): 
   const now = deps.now();
   const row = await deps.database.db.transaction(async (tx) => {
     await lockPending(tx, actor.orgId, id);
-    const [updated] = await tx
-      .update(destinations)
-      .set({ approval: null })
-      .where(eq(destinations.id, id))
-      .returning();
+    const [updated] = await tx.update(destinations).set({ approval: null }).where(eq(destinations.id, id)).returning();
     const released = updated.enabled ? await resumeRows(tx, 'delivery', id, now) : 0;
     await appendEvent(tx, {
       orgId: actor.orgId,
@@ -280,7 +298,13 @@ export async function approvalDetails(deps: Deps, actor: Actor, id: string) {
     .limit(1);
   if (!row) throw notFound('destination', id);
   const feeds = await db
-    .select({ routeId: routes.id, formId: routes.formId, formName: forms.name, streamId: routes.streamId, streamName: streams.name })
+    .select({
+      routeId: routes.id,
+      formId: routes.formId,
+      formName: forms.name,
+      streamId: routes.streamId,
+      streamName: streams.name,
+    })
     .from(routes)
     .leftJoin(forms, eq(forms.id, routes.formId))
     .leftJoin(streams, eq(streams.id, routes.streamId))

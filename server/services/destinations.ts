@@ -275,7 +275,8 @@ export async function updateDestination(
   const warned = all.length ? { warnings: all } : {};
   if (!Object.keys(changes).length) return { ...presentDestination(current), ...warned };
   // Re-pointed (URL, chat, recipients; not the name) by a key under settings.approve_destinations "keys": it waits again.
-  const ask = changed && repointed(type, current.config, config) && mustWait(actor, await approvalSetting(db, actor.orgId));
+  const ask =
+    changed && repointed(type, current.config, config) && mustWait(actor, await approvalSetting(db, actor.orgId));
   const row = await db.transaction(async (tx) => {
     const [updated] = await tx
       .update(destinations)

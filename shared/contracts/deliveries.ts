@@ -41,11 +41,14 @@ export const Delivery = z
         "or not matching the route's match (extension); " +
         'held while its submission is over the monthly quota (released to pending when the plan allows)',
     }),
-    skip_reason: z.enum(SKIP_REASONS).nullable().meta({
-      description:
-        'why a skipped delivery was not sent; "match" (extension): the route\'s condition did not match; ' +
-        '"rejected" (extension): it waited for a destination an owner or admin rejected',
-    }),
+    skip_reason: z
+      .enum(SKIP_REASONS)
+      .nullable()
+      .meta({
+        description:
+          'why a skipped delivery was not sent; "match" (extension): the route\'s condition did not match; ' +
+          '"rejected" (extension): it waited for a destination an owner or admin rejected',
+      }),
     attempts: z.number().int(),
     next_attempt_at: Timestamp.nullable(),
     schema_version: z.number().int().nullable().meta({ description: 'stream schema version the payload conforms to' }),
