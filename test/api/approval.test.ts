@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestEnv } from '../helpers/app.js';
 import { startReceiver, until } from '../helpers/receiver.js';
@@ -211,5 +213,39 @@ describe('settings.approve_destinations "keys"', { timeout: 90_000 }, () => {
       json: { type: 'email', name: 'Inbox', config: { to: ['a@example.com'] } },
     });
     expect(made.json.approval).toBe('pending');
+  });
+
+  it('the quickstart with a key says a person must approve, and where; so does the MCP quickstart tool', async () => {
+    const { key } = await tenant('keys');
+    const q = await t.api('POST', '/v1/quickstart', key, {
+      json: { name: 'Contact', webhook: { url: `${hook.url}/qs` } },
+    });
+    expect(q.status).toBe(201);
+    expect(q.json.destinations.every((d: { approval: string }) => d.approval === 'pending')).toBe(true);
+    expect(q.json.approval.approve_url).toBe('http://127.0.0.1:8787/app/approvals');
+    expect(q.json.approval.destinations).toHaveLength(2);
+    expect(q.json.next[0]).toMatchObject({
+      method: 'GET',
+      path: `/v1/destinations/${q.json.approval.destinations[0]}`,
+    });
+    expect(q.json.next[0].why).toContain('A person must approve');
+    expect(q.json.next[0].why).toContain('http://127.0.0.1:8787/app/approvals');
+
+    const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8787/mcp'), {
+      fetch: (url, init) => Promise.resolve(t.app.request(String(url), init)),
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    });
+    const client = new Client({ name: 'approval-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      const r: any = await client.callTool({ name: 'quickstart_and_verify', arguments: { name: 'Via MCP' } });
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent.ok).toBe(false);
+      expect(r.structuredContent.approval.approve_url).toBe('http://127.0.0.1:8787/app/approvals');
+      expect(r.content[0].text).toContain('A person must approve');
+      expect(r.structuredContent.next[0]).toContain('/app/approvals');
+    } finally {
+      await client.close();
+    }
   });
 });
