@@ -50,6 +50,21 @@ export async function approvalSetting(db: Db, orgId: string): Promise<'never' | 
 /** Whether this caller's new or re-pointed target waits for a person: anything but a session does. */
 export const mustWait = (actor: Actor, setting: 'never' | 'keys') => setting === 'keys' && actor.kind !== 'session';
 
+/**
+ * System webhooks do not wait for approval (yet): under "keys" a key may not create or re-point one
+ * at all, so the setting cannot be side-stepped through the event stream.
+ */
+export async function refuseKeyHook(deps: Deps, actor: Actor): Promise<void> {
+  if (!mustWait(actor, await approvalSetting(deps.database.db, actor.orgId))) return;
+  throw new ApiError(
+    'forbidden',
+    'This organization asks a person to approve new outbound targets (settings.approve_destinations "keys"); an API key cannot create or re-point a system webhook.',
+    {
+      hint: 'Ask an owner or admin to create or change it while signed in (the same request with the session cookie).',
+    },
+  );
+}
+
 /** The fields of a config that say where data goes (not its name, template or secret). */
 export function targetOf(type: string, config: Record<string, unknown>): Record<string, unknown> {
   if (type === 'email') return { to: config.to ?? [], cc: config.cc ?? [] };

@@ -207,6 +207,24 @@ describe('settings.approve_destinations "keys"', { timeout: 90_000 }, () => {
     expect((await t.api('GET', `/v1/destinations/${theirs.dest.id}`, other.key)).json.approval).toBe('pending');
   });
 
+  it('system webhooks do not wait yet: under "keys" a key cannot create or re-point one, a session can', async () => {
+    const { key, owner } = await tenant('keys');
+    const body = { url: `${hook.url}/events`, events: ['submission.received'] };
+    const byKey = await t.api('POST', '/v1/webhooks', key, { json: body });
+    expect(byKey.status).toBe(403);
+    expect(byKey.json.error.hint).toMatch(/owner or admin/);
+    const bySession = await as(owner, 'POST', '/v1/webhooks', body);
+    expect(bySession.status).toBe(201);
+    const moved = await t.api('PATCH', `/v1/webhooks/${bySession.json.id}`, key, {
+      json: { url: `${hook.url}/other` },
+    });
+    expect(moved.status).toBe(403);
+    const renamedEvents = await t.api('PATCH', `/v1/webhooks/${bySession.json.id}`, key, {
+      json: { events: ['delivery.dead'] },
+    });
+    expect(renamedEvents.status).toBe(200);
+  });
+
   it('email recipients changed by a key count as a new target', async () => {
     const { key } = await tenant('keys');
     const made = await t.api('POST', '/v1/destinations', key, {
