@@ -17,6 +17,8 @@ export const NOT_IN_CLI: Record<string, string> = {
   auth_sign_out: 'ends a browser session cookie',
   api_keys_create: 'needs a dashboard session cookie; `formsvc login` mints a key',
   billing_webhook: "called by the billing provider with the provider's signature",
+  destinations_approve: 'a person approves in the dashboard (owner or admin session); keys get 403',
+  destinations_reject: 'a person rejects in the dashboard (owner or admin session); keys get 403',
 };
 
 /** The oclif id of an operation's command (`forms:create`; typed as `forms create`). */

@@ -121,6 +121,8 @@ export const quickstartAndVerify: ToolDef = {
     'Answers ok, the form, its deliveries, the embed snippets, next steps and, for a webhook given without a secret,',
     'webhook_signing: the generated secret (shown once) and how a receiver verifies it.',
     'Next: paste embed.html into the site; deliveries_get / deliveries_retry if a delivery is not sent.',
+    'When the organization asks a person to approve new destinations (approval in the answer), nothing is sent',
+    'until an owner or admin approves them in the dashboard at approval.approve_url: tell the person.',
     '(POST /v1/quickstart, POST /s/{formId}, GET /v1/deliveries/{id}; a manage key.)',
   ].join('\n'),
   scope: 'manage',
@@ -147,7 +149,24 @@ export const quickstartAndVerify: ToolDef = {
     };
     const qs = await run.client.call(ops.quickstart.run, { body, signal: run.signal });
     if (qs.error) return errorResult(qs.error, qs.status, qs.requestId);
-    const { form, embed, destinations, routes, webhook_signing, warnings } = qs.data;
+    const { form, embed, destinations, routes, webhook_signing, warnings, approval } = qs.data;
+    if (approval) {
+      // A person must approve first (settings.approve_destinations "keys"): nothing would be sent while we wait.
+      return okResult(`Not verified: ${approval.message}`, {
+        ok: false,
+        settled: false,
+        form,
+        destinations,
+        routes,
+        ...(webhook_signing ? { webhook_signing } : {}),
+        ...(warnings ? { warnings } : {}),
+        approval,
+        embed,
+        next: [
+          `Ask an owner or admin to approve at ${approval.approve_url}; then destinations_get shows approval "approved" and a _test submission is delivered.`,
+        ],
+      });
+    }
     await run.progress(1, undefined, `form ${form.id} ready; sending a _test submission`);
 
     // A form with allowed origins quarantines a post without Origin: send as the site would.

@@ -44,6 +44,12 @@ export const ERROR_CODES = {
     meaning: 'An Idempotency-Key was reused for a different request.',
     hint: 'Use a fresh Idempotency-Key for a different body, or resend the original body unchanged.',
   },
+  approval_pending: {
+    status: 409,
+    meaning:
+      'Extension: the destination was created or re-pointed by an API key and waits for an owner or admin to approve it (settings.approve_destinations "keys").',
+    hint: 'Ask an owner or admin to approve it in the dashboard (/app/approvals); its deliveries wait until then and are sent once approved.',
+  },
   gone: {
     status: 410,
     meaning: 'The resource existed but has expired or been consumed.',

@@ -10,6 +10,7 @@ type Result = {
   destinations: Array<{ id: string; type: string; name: string }>;
   webhook_signing?: { secret: string; verify: string };
   warnings?: string[];
+  approval?: { destinations: string[]; approve_url: string; message: string };
 };
 
 export default class Quickstart extends ApiCommand {
@@ -82,6 +83,7 @@ export default class Quickstart extends ApiCommand {
         ? [`Webhook secret (shown once, keep it): ${q.webhook_signing.secret}`, `  ${q.webhook_signing.verify}`]
         : []),
       ...(q.warnings ?? []).map((w) => `Warning: ${w}`),
+      ...(q.approval ? [`Waiting for approval: ${q.approval.message}`] : []),
       '',
       'Embed this HTML:',
       q.embed.html,
@@ -91,6 +93,16 @@ export default class Quickstart extends ApiCommand {
       return;
     }
     if (!this.jsonOut) process.stdout.write(`${summary}\n\n`);
+    if (q.approval) {
+      // Nothing is attempted before a person approves: waiting would only run out the timeout.
+      const line = `Not waiting: the test delivery cannot be sent until a person approves at ${q.approval.approve_url}.`;
+      if (this.jsonOut)
+        process.stdout.write(
+          `${JSON.stringify({ ...q, test: { ok: false, end: 'approval_pending', message: line } }, null, 2)}\n`,
+        );
+      process.stderr.write(`✖ ${line}\n`);
+      throw new Reported(1);
+    }
     const test = await this.testDelivery(q, flags.origin, (flags.timeout ?? 120) * 1000);
     if (this.jsonOut) process.stdout.write(`${JSON.stringify({ ...q, test }, null, 2)}\n`);
     if (!test.ok) throw new Reported(test.end === 'interrupted' ? 130 : 1);

@@ -39,6 +39,8 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f0f1f4;padding:10px;b
 .badge-quarantined,.badge-pending,.badge-retrying,.badge-sending,.badge-failing{background:var(--warn-bg);color:var(--warn)}
 .badge-spam,.badge-dead,.badge-failed,.badge-disabled,.badge-rejected{background:var(--bad-bg);color:var(--bad)}
 .notice{background:var(--ok-bg);color:var(--ok);padding:8px 12px;border-radius:6px}
+.banner{background:#fff4d6;color:#5a3d00;border:1px solid #e0b84c;padding:8px 12px;border-radius:6px}
+.banner a{color:#5a3d00;font-weight:600}
 .error{background:var(--bad-bg);color:var(--bad);padding:8px 12px;border-radius:6px;margin:0 0 12px}.error p{margin:4px 0}.hint{color:#5a1010;font-size:13px}
 .field-error{color:var(--bad);font-size:13px;margin:2px 0}
 .empty{background:#fff;border:1px dashed #b9bbc2;border-radius:var(--radius);padding:20px;text-align:left}

@@ -10,5 +10,7 @@ export type DashEnv = {
     csrf: string;
     /** The signed-in person's email, for the header. */
     email?: string;
+    /** Owners and admins: how many destinations wait for their approval (the banner on every page). */
+    approvalsPending?: number;
   };
 };

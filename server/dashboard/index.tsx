@@ -4,6 +4,7 @@ import { ApiError } from '../core/errors.js';
 import type { AppEnv } from '../http/context.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import type { DashEnv } from './env.js';
+import { registerApprovalPages } from './pages/approvals.js';
 import { registerAuthPages } from './pages/auth.js';
 import { registerDeliveryPages } from './pages/deliveries.js';
 import { CSS as DESTINATIONS_CSS } from './pages/destinations.assets.js';
@@ -70,6 +71,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   registerSpamPages(dash);
   registerTeamPages(dash);
   registerOAuthPages(dash);
+  registerApprovalPages(dash);
 
   dash.all('*', (c) =>
     page(

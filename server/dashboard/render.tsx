@@ -71,6 +71,16 @@ const Frame: FC<{ c: Context<DashEnv>; opts: PageOptions; children?: Child }> = 
           ) : null}
         </header>
         <main id="main">
+          {actor && c.var.approvalsPending ? (
+            <p class="banner" role="status" id="approval-banner">
+              <a href="/app/approvals">
+                {c.var.approvalsPending === 1
+                  ? '1 new destination waits for your approval'
+                  : `${c.var.approvalsPending} new destinations wait for your approval`}
+              </a>
+              : an API key pointed data somewhere new; nothing is sent there until an owner or admin approves.
+            </p>
+          ) : null}
           {notice ? (
             <p class="notice" role="status">
               {notice}

@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { users } from '../db/schema.js';
 import { SESSION_COOKIE, sessionActor } from '../http/auth.js';
+import { pendingCount } from '../services/destination-approval.js';
 import type { DashEnv } from './env.js';
 import { preSessionCsrf, sessionCsrf } from './security.js';
 
@@ -30,6 +31,9 @@ export const sessionGate: MiddlewareHandler<DashEnv> = async (c, next) => {
         .where(eq(users.id, actor.userId))
         .limit(1);
       if (u) c.set('email', u.email);
+    }
+    if (actor.role === 'owner' || actor.role === 'admin') {
+      c.set('approvalsPending', await pendingCount(deps.database.db, actor.orgId));
     }
     return next();
   }

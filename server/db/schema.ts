@@ -300,9 +300,18 @@ export const destinations = pgTable(
     disabledReason: text('disabled_reason'),
     /** the first failure of the current unbroken run of failures (null after a success) */
     failingSince: ts('failing_since'),
+    /** 'pending': created or re-pointed by an API key under settings.approve_destinations "keys"; null: approved or never asked */
+    approval: text('approval'),
+    /** the key that asked (id, and its name then), and when */
+    approvalKeyId: text('approval_key_id'),
+    approvalKeyName: text('approval_key_name'),
+    approvalRequestedAt: ts('approval_requested_at'),
     createdAt: createdAt(),
   },
-  (t) => [index('destinations_org').on(t.orgId, t.id)],
+  (t) => [
+    index('destinations_org').on(t.orgId, t.id),
+    index('destinations_approval_pending').on(t.orgId).where(sql`approval = 'pending'`),
+  ],
 );
 
 export const routes = pgTable(
@@ -422,6 +431,12 @@ export const systemWebhooks = pgTable(
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     disabledReason: text('disabled_reason'),
     failingSince: ts('failing_since'),
+    /** 'pending': created or re-pointed by an API key under settings.approve_destinations "keys"; null: approved or never asked */
+    approval: text('approval'),
+    /** the key that asked (id, and its name then), and when */
+    approvalKeyId: text('approval_key_id'),
+    approvalKeyName: text('approval_key_name'),
+    approvalRequestedAt: ts('approval_requested_at'),
     createdAt: createdAt(),
   },
   (t) => [index('system_webhooks_org').on(t.orgId, t.id)],

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Db } from '../db/client.js';
 import { destinations, routes, streamSources, streams } from '../db/schema.js';
@@ -77,6 +77,12 @@ export function streamPayload(deliveryId: string, input: PlanInput, view: Stream
 }
 
 /**
+ * Whether a destination may be sent to now: enabled, and not waiting for a person's approval
+ * (settings.approve_destinations); otherwise its deliveries are planned waiting (pending, not due).
+ */
+const sendable = sql<boolean>`(${destinations.enabled} and ${destinations.approval} is null)`;
+
+/**
  * The enabled routes of every stream the form feeds, as candidate rows (one per matching source).
  * One statement reads the sources (explicit form_id or a matching tag:/project: selector), their
  * mappings and validated versions, the streams and their routes: a stream publish commits its
@@ -87,7 +93,7 @@ async function streamCandidates(tx: Db, orgId: string, form: PlanInput['form']) 
     .select({
       route: routes,
       type: destinations.type,
-      enabled: destinations.enabled,
+      enabled: sendable,
       slug: streams.slug,
       source: {
         id: streamSources.id,
@@ -121,7 +127,7 @@ export interface FormRoutes {
 /** Reads the form's routes (two statements); intake's cache keeps the result. */
 export async function readFormRoutes(tx: Db, orgId: string, form: PlanInput['form']): Promise<FormRoutes> {
   const direct = await tx
-    .select({ route: routes, type: destinations.type, enabled: destinations.enabled })
+    .select({ route: routes, type: destinations.type, enabled: sendable })
     .from(routes)
     .innerJoin(destinations, eq(destinations.id, routes.destinationId))
     .where(and(eq(routes.orgId, orgId), eq(routes.formId, form.id), eq(routes.enabled, true)));

@@ -50,6 +50,7 @@ export function presentDestination(d: DestinationRow): DestinationOut {
     enabled: d.enabled,
     disabled_reason: d.disabledReason,
     failing_since: d.failingSince?.toISOString() ?? null,
+    approval: d.approval === 'pending' ? 'pending' : 'approved',
     created_at: d.createdAt.toISOString(),
   };
 }

@@ -25,8 +25,13 @@ export interface ExplainDestination {
   failingSince: Date | null;
   /** when it was switched off (its latest destination.disabled event), if the log has it */
   disabledAt: Date | null;
-  /** its deliveries waiting unattempted (pending, not due): what enabling it sends */
+  /** its deliveries waiting unattempted (pending, not due): what enabling or approving it sends */
   waiting: number;
+  /** settings.approve_destinations: made or re-pointed by a key, it waits for an owner or admin */
+  approvalPending: boolean;
+  /** the name of the key that asked */
+  approvalAskedBy: string | null;
+  approvalRequestedAt: Date | null;
 }
 
 export interface AttemptRowIn {
@@ -228,6 +233,13 @@ function span(ms: number) {
   return `${Math.round(h / 24)} days`;
 }
 
+/** "the destination waits for an owner or admin to approve it (asked by key "ci-agent" at 12:03)". */
+export function approvalText(d: ExplainDestination) {
+  const who = d.approvalAskedBy ? ` by key ${JSON.stringify(d.approvalAskedBy)}` : '';
+  const at = d.approvalRequestedAt ? ` at ${hhmm(d.approvalRequestedAt)}` : '';
+  return `the destination waits for an owner or admin to approve it (asked${who}${at})`;
+}
+
 /** "the destination has been disabled since 12:03 after 5 days of failures" (or by hand). */
 export function disabledText(d: ExplainDestination) {
   const since = d.disabledAt ? ` since ${hhmm(d.disabledAt)}` : '';
@@ -271,6 +283,8 @@ function deliveryState(
         why: `Attempt ${d.attempts} of ${d.maxAttempts} failed (${attemptText(last, d)}); next attempt ${d.nextAttemptAt ? `at ${hhmm(d.nextAttemptAt)}` : 'when its destination is enabled'}.`,
       };
     default:
+      if (d.status === 'pending' && d.nextAttemptAt === null && dest?.approvalPending)
+        return { state: 'approval_pending', why: `Waiting unattempted: ${approvalText(dest)}.` };
       if (d.status === 'pending' && d.nextAttemptAt === null && dest && !dest.enabled)
         return { state: 'destination_disabled', why: `Waiting unattempted: ${disabledText(dest)}.` };
       return { state: 'queued', why: d.status === 'sending' ? 'Being sent now.' : 'Queued to be sent.' };
@@ -289,6 +303,8 @@ function skipText(reason: string | null) {
       return 'Skipped: mail to the submitter was over an abuse limit, or to a disposable or blocked domain.';
     case 'erased':
       return 'Skipped: the submission was erased (data-subject erasure) before it was sent.';
+    case 'rejected':
+      return 'Skipped: it waited for a destination an owner or admin rejected (the destination is deleted).';
     default:
       return 'Skipped.';
   }
@@ -336,6 +352,7 @@ function routeReason(d: DeliveryOut): RouteOut['reason'] {
   if (d.status === 'skipped') return d.skip_reason ?? 'planned';
   if (d.state === 'held') return 'held';
   if (d.state === 'destination_disabled') return 'destination_disabled';
+  if (d.state === 'approval_pending') return 'approval_pending';
   return 'planned';
 }
 
@@ -391,7 +408,7 @@ function outcomeOf(ds: DeliveryOut[]): ExplanationOut['outcome'] {
   if (!ds.length) return 'nothing_planned';
   const states = new Set(ds.map((d) => d.state));
   if (states.has('gave_up') || states.has('refused')) return 'failed';
-  if (states.has('held') || states.has('destination_disabled')) return 'waiting';
+  if (states.has('held') || states.has('destination_disabled') || states.has('approval_pending')) return 'waiting';
   if (states.has('retrying') || states.has('queued')) return 'in_progress';
   if (states.has('sent')) return states.size === 1 ? 'sent' : 'partly_sent';
   return 'not_sent';
@@ -423,6 +440,11 @@ export function summaryOf(input: ExplainInput, ds: DeliveryOut[], routes: RouteO
   if (parked) {
     const dest = input.destinations.get(parked.destination_id) as ExplainDestination;
     return `Not sent to ${label(parked)}: ${disabledText(dest)}; PATCH /v1/destinations/${dest.id} {"enabled":true} sends the ${dest.waiting} waiting.`;
+  }
+  const waitsForPerson = first('approval_pending');
+  if (waitsForPerson) {
+    const dest = input.destinations.get(waitsForPerson.destination_id) as ExplainDestination;
+    return `Not sent to ${label(waitsForPerson)}: ${approvalText(dest)}; approving it in the dashboard (/app/approvals) sends the ${dest.waiting} waiting.`;
   }
   const retrying = first('retrying');
   if (retrying) return `Not sent to ${label(retrying)} yet: ${lower(retrying.why)}`;

@@ -4,6 +4,7 @@ import { pageOf } from '../core/pagination.js';
 import { type AppEnv, send } from '../http/context.js';
 import { mount } from '../http/mount.js';
 import { presentDestination } from '../present/destinations.js';
+import { approveDestination, rejectDestination } from '../services/destination-approval.js';
 import { testDestination } from '../services/destination-test.js';
 import {
   createDestination,
@@ -34,6 +35,10 @@ export function registerDestinations(app: OpenAPIHono<AppEnv>) {
     send(c, await updateDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id, c.req.valid('json'))),
   );
   mountRemove(app, destinationOps.delete, deleteDestination);
+  mount(app, destinationOps.approve, async (c) =>
+    send(c, presentDestination(await approveDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id))),
+  );
+  mountRemove(app, destinationOps.reject, rejectDestination);
   mount(app, destinationOps.test, async (c) =>
     send(c, await testDestination(c.get('deps'), c.get('actor'), c.req.valid('param').id)),
   );

@@ -23,6 +23,7 @@ import { limitsOf } from '../domain/orgs.js';
 import { CREDENTIAL_URL_TYPES, presentDestination, redactedUrl, SECRET_KEYS } from '../present/destinations.js';
 import { setDestinationEnabled } from '../worker/disable.js';
 import { blockedKind } from '../worker/ssrf.js';
+import { approvalSetting, mailApprovers, mustWait, repointed, requestApproval } from './destination-approval.js';
 import { routeOf } from './next-steps.js';
 
 export type { DestinationRow } from '../db/rows.js';
@@ -207,8 +208,12 @@ export async function createDestination(
       .insert(destinations)
       .values({ id: newId('destination'), orgId: actor.orgId, type: body.type, name: body.name, config })
       .returning();
-    return inserted;
+    // settings.approve_destinations "keys": a key's new target waits for a person.
+    const setting = (org.settings as { approve_destinations?: unknown } | null)?.approve_destinations;
+    if (!mustWait(actor, setting === 'keys' ? 'keys' : 'never')) return inserted;
+    return requestApproval(tx, deps, actor, inserted.id);
   });
+  if (row.approval === 'pending') await mailApprovers(deps, row);
   const warnings = chatUrlWarnings(body.type, config);
   return { ...presentDestination(row), ...(warnings.length ? { warnings } : {}) };
 }
@@ -269,12 +274,19 @@ export async function updateDestination(
   const all = [...moved.warnings, ...(urlMoved ? chatUrlWarnings(type, config) : [])];
   const warned = all.length ? { warnings: all } : {};
   if (!Object.keys(changes).length) return { ...presentDestination(current), ...warned };
-  const [row] = await db
-    .update(destinations)
-    .set(changes)
-    .where(and(eq(destinations.id, id), eq(destinations.orgId, actor.orgId)))
-    .returning();
-  if (!row) throw notFound('destination', id);
+  // Re-pointed (URL, chat, recipients; not the name) by a key under settings.approve_destinations "keys": it waits again.
+  const ask =
+    changed && repointed(type, current.config, config) && mustWait(actor, await approvalSetting(db, actor.orgId));
+  const row = await db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(destinations)
+      .set(changes)
+      .where(and(eq(destinations.id, id), eq(destinations.orgId, actor.orgId)))
+      .returning();
+    if (!updated) throw notFound('destination', id);
+    return ask ? requestApproval(tx, deps, actor, id) : updated;
+  });
+  if (ask) await mailApprovers(deps, row);
   return { ...presentDestination(row), ...warned };
 }
 

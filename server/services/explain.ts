@@ -154,7 +154,7 @@ async function destinationsOf(db: Db, orgId: string, ids: string[]): Promise<Map
         .limit(1);
       disabledAt = ev?.at ?? null;
     }
-    if (!d.enabled) {
+    if (!d.enabled || d.approval === 'pending') {
       const [n] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(deliveries)
@@ -173,6 +173,9 @@ async function destinationsOf(db: Db, orgId: string, ids: string[]): Promise<Map
       failingSince: d.failingSince,
       disabledAt,
       waiting,
+      approvalPending: d.approval === 'pending',
+      approvalAskedBy: d.approvalKeyName,
+      approvalRequestedAt: d.approvalRequestedAt,
     });
   }
   return out;

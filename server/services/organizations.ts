@@ -184,6 +184,15 @@ export async function updateOrganization(
     });
   }
   checkSpamSettings(body.settings?.spam, 'settings.spam');
+  // A key may ask for approval of new targets but never turn it off: that is a person's decision.
+  const approving = (org.settings as { approve_destinations?: unknown } | null)?.approve_destinations === 'keys';
+  const loosening =
+    body.settings && 'approve_destinations' in body.settings && body.settings.approve_destinations !== 'keys';
+  if (actor.kind !== 'session' && approving && loosening) {
+    throw new ApiError('forbidden', 'Only a dashboard session can turn settings.approve_destinations off.', {
+      hint: 'An owner or admin changes it while signed in (PATCH with the session cookie, or the dashboard); API keys can only turn it on.',
+    });
+  }
   const set = {
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(body.timezone !== undefined ? { timezone: canonicalZone(body.timezone) } : {}),

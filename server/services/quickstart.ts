@@ -136,6 +136,7 @@ export async function quickstart(
     created = true;
   }
   const { embed, verify: _verify, next: _formNext, ...formOnly } = form;
+  const approval = approvalOf(deps, outDestinations);
   return {
     created,
     result: {
@@ -144,6 +145,13 @@ export async function quickstart(
       // Built from the settings as they are now: an origin added above must travel with the test post.
       verify: buildVerify(formOnly.submit_url, formOnly.settings.allowed_origins),
       next: [
+        ...(approval
+          ? [
+              nextStep(ops.destinations.get, `${approval.message} Poll this until approval is "approved".`, {
+                params: { id: approval.destinations[0] },
+              }),
+            ]
+          : []),
         nextStep(ops.intake.submit, 'Prove delivery: send a test submission; the answer lists delivery ids', {
           params: { formId },
           body: { email: 'test@example.com', message: 'Hello from the quickstart', _test: true },
@@ -165,6 +173,22 @@ export async function quickstart(
       routes: outRoutes,
       ...(generatedSecret ? { webhook_signing: { secret: generatedSecret, verify: VERIFY_WEBHOOK } } : {}),
       ...(warnings.length ? { warnings } : {}),
+      ...(approval ? { approval } : {}),
     },
+  };
+}
+
+/** What the quickstart says when its destinations wait for a person (settings.approve_destinations "keys"). */
+function approvalOf(deps: Deps, made: Array<{ id: string; name: string; approval: string }>) {
+  const waiting = made.filter((d) => d.approval === 'pending');
+  if (!waiting.length) return null;
+  const url = `${deps.config.publicBaseUrl}/app/approvals`;
+  return {
+    destinations: waiting.map((d) => d.id),
+    approve_url: url,
+    message:
+      `A person must approve ${waiting.map((d) => `"${d.name}"`).join(', ')} before the test delivery can be sent: ` +
+      `an owner or admin of the organization opens ${url} in the dashboard (they were mailed the link). ` +
+      'Until then the deliveries wait, unattempted.',
   };
 }

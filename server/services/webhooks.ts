@@ -16,6 +16,7 @@ import type { SystemWebhookRow } from '../db/rows.js';
 import { systemWebhookDeliveries, systemWebhooks } from '../db/schema.js';
 import { presentWebhook, presentWebhookDelivery, type SystemWebhookOut } from '../present/webhooks.js';
 import { setHookEnabled } from '../worker/disable.js';
+import { refuseKeyHook } from './destination-approval.js';
 import { forgetOnMove, privateHostKind } from './destinations.js';
 
 export type { SystemWebhookDeliveryRow, SystemWebhookRow } from '../db/rows.js';
@@ -40,6 +41,7 @@ export async function createWebhook(
   body: z.output<typeof CreateSystemWebhookBody>,
 ): Promise<SystemWebhookOut> {
   checkUrl(deps, body.url);
+  await refuseKeyHook(deps, actor);
   const [row] = await deps.database.db
     .insert(systemWebhooks)
     .values({
@@ -89,6 +91,7 @@ export async function updateWebhook(
   const db = deps.database.db;
   let current = await getWebhookRow(db, actor.orgId, id);
   if (body.url !== undefined) checkUrl(deps, body.url);
+  if (body.url !== undefined && body.url !== current.url) await refuseKeyHook(deps, actor);
   if (body.enabled !== undefined && body.enabled !== current.enabled) {
     // Off: its queued deliveries wait; on: the failure run is forgotten and they are due now.
     const switched = await db.transaction((tx) =>

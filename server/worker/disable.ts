@@ -19,7 +19,7 @@ type TargetRow = typeof destinations.$inferSelect;
  */
 
 /** Every queued row of a target waits (pending, not due); dead and sent ones stay as they are. */
-async function parkRows(tx: Db, kind: OutboxKind, targetId: string) {
+export async function parkRows(tx: Db, kind: OutboxKind, targetId: string) {
   const { rows, rowTarget } = OUTBOX[kind];
   await tx
     .update(rows)
@@ -62,7 +62,8 @@ export async function setTargetEnabled(
     .where(and(eq(targets.id, id), eq(targets.orgId, orgId)))
     .returning();
   if (!row) return null;
-  if (enabled) await resumeRows(tx, kind, id, now);
+  // A target still waiting for a person's approval stays parked when it is switched on.
+  if (enabled && row.approval === null) await resumeRows(tx, kind, id, now);
   else await parkRows(tx, kind, id);
   return row;
 }
@@ -138,15 +139,16 @@ export const failingSinceOnFailure = (now: Date, column: AnyPgColumn) =>
   sql`coalesce(${column}, ${now.toISOString()}::timestamptz)`;
 
 /**
- * A queued row is due now, unless its target is disabled: then it waits (not due). Mail to
+ * A queued row is due now, unless its target is disabled or waits for a person's approval
+ * (settings.approve_destinations): then it waits (not due). Mail to
  * submitters has the built-in target, which has no row and is never disabled: always due.
  */
 export const dueNowUnlessDisabled = (now: Date, kind: OutboxKind = 'delivery') => {
   const { targets, rowTarget } = OUTBOX[kind];
   const builtIn = kind === 'delivery' ? sql`${rowTarget} = ${SUBMITTER_TARGET} or ` : sql``;
-  return sql`case when ${builtIn}exists (select 1 from ${targets} where ${targets.id} = ${rowTarget} and ${targets.enabled}) then ${now.toISOString()}::timestamptz else null end`;
+  return sql`case when ${builtIn}exists (select 1 from ${targets} where ${targets.id} = ${rowTarget} and ${targets.enabled} and ${targets.approval} is null) then ${now.toISOString()}::timestamptz else null end`;
 };
 
 /** The same for a row being inserted for the destination `destinationId` (a digest delivery). */
 export const dueNowUnlessDisabledFor = (destinationId: string, now: Date) =>
-  sql`case when exists (select 1 from ${destinations} where ${destinations.id} = ${destinationId} and ${destinations.enabled}) then ${now.toISOString()}::timestamptz else null end`;
+  sql`case when exists (select 1 from ${destinations} where ${destinations.id} = ${destinationId} and ${destinations.enabled} and ${destinations.approval} is null) then ${now.toISOString()}::timestamptz else null end`;

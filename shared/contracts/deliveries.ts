@@ -8,9 +8,10 @@ import { DELIVERY_KINDS } from './submitter.js';
 export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'dead', 'skipped', 'held'] as const;
 /**
  * Extensions: `match`, the route's condition did not match the submission; `limit`, mail to a
- * submitter over an abuse limit or to a disposable or blocked domain.
+ * submitter over an abuse limit or to a disposable or blocked domain; `rejected`, waiting for a
+ * destination a person rejected (settings.approve_destinations).
  */
-export const SKIP_REASONS = ['window', 'quality', 'erased', 'match', 'limit'] as const;
+export const SKIP_REASONS = ['window', 'quality', 'erased', 'match', 'limit', 'rejected'] as const;
 
 export const DeliveryResult = z
   .object({
@@ -40,9 +41,14 @@ export const Delivery = z
         "or not matching the route's match (extension); " +
         'held while its submission is over the monthly quota (released to pending when the plan allows)',
     }),
-    skip_reason: z.enum(SKIP_REASONS).nullable().meta({
-      description: 'why a skipped delivery was not sent; "match" (extension): the route\'s condition did not match',
-    }),
+    skip_reason: z
+      .enum(SKIP_REASONS)
+      .nullable()
+      .meta({
+        description:
+          'why a skipped delivery was not sent; "match" (extension): the route\'s condition did not match; ' +
+          '"rejected" (extension): it waited for a destination an owner or admin rejected',
+      }),
     attempts: z.number().int(),
     next_attempt_at: Timestamp.nullable(),
     schema_version: z.number().int().nullable().meta({ description: 'stream schema version the payload conforms to' }),

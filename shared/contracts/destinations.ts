@@ -16,6 +16,8 @@ import { DeliveryResult } from './deliveries.js';
 
 export const DESTINATION_TYPES = ['email', 'telegram', 'webhook', 'slack', 'discord'] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
+/** Extension: a destination waiting for a person (settings.approve_destinations). */
+export const APPROVALS = ['approved', 'pending'] as const;
 export const DESTINATION_HEALTH = ['unknown', 'ok', 'failing'] as const;
 
 /** What a secret reads as: config keys holding secrets (and webhook header values) are never returned. */
@@ -104,6 +106,12 @@ export const Destination = z
       .meta({ description: 'why it is disabled: "gone" (a webhook answered 410), "failing since …", or by hand' }),
     failing_since: Timestamp.nullable().meta({
       description: 'the first failure of the current unbroken run of failures; null after a success',
+    }),
+    approval: z.enum(APPROVALS).meta({
+      description:
+        'extension: "pending" when an API key created or re-pointed it while the organization has ' +
+        'settings.approve_destinations "keys": its deliveries wait, unattempted, until an owner or admin approves it ' +
+        'in the dashboard (approving sends them; rejecting deletes it and skips them with skip_reason "rejected"); otherwise "approved"',
     }),
     created_at: Timestamp,
   })
@@ -217,11 +225,39 @@ export const destinationOps = {
     tags,
     summary:
       'Send a sample submission through the real adapter now and report what the destination answered; ' +
-      'a success marks it verified and ok (Service-Event: destination.test)',
+      'a success marks it verified and ok (Service-Event: destination.test); 409 approval_pending (extension) while it waits for a person',
     request: { params: IdParam },
     responses: {
       200: json(DeliveryResult, 'What the destination answered (ok false with the error when it failed)'),
-      ...errors('unauthorized', 'forbidden', 'not_found'),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'approval_pending'),
+    },
+  }),
+  approve: op('session', {
+    method: 'post',
+    path: '/v1/destinations/{id}/approve',
+    operationId: 'destinations_approve',
+    tags,
+    summary:
+      'Extension: approve a destination waiting for a person (approval "pending"); its waiting deliveries are sent now. ' +
+      'Owner or admin session only: an API key gets 403',
+    request: { params: IdParam },
+    responses: {
+      200: json(Destination),
+      ...errors('unauthorized', 'forbidden', 'not_found', 'conflict'),
+    },
+  }),
+  reject: op('session', {
+    method: 'post',
+    path: '/v1/destinations/{id}/reject',
+    operationId: 'destinations_reject',
+    tags,
+    summary:
+      'Extension: reject a destination waiting for a person: it is deleted with its routes, and its waiting deliveries ' +
+      'are skipped with skip_reason "rejected". Owner or admin session only: an API key gets 403',
+    request: { params: IdParam },
+    responses: {
+      204: { description: 'Rejected and deleted' },
+      ...errors('unauthorized', 'forbidden', 'not_found', 'conflict'),
     },
   }),
 };

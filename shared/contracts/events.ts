@@ -20,6 +20,10 @@ export const EVENT_TYPES = [
   // extension: an OAuth connection approved (its first tokens issued) and one revoked (docs/authentication.md)
   'oauth.granted',
   'oauth.revoked',
+  // extensions: a destination waiting for a person (settings.approve_destinations), and the answer
+  'destination.approval_requested',
+  'destination.approved',
+  'destination.rejected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

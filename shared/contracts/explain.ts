@@ -50,7 +50,9 @@ export const IntakeCheck = z
  * Why a route planned a delivery or not. planned: a delivery is due, sent or being sent;
  * held: planned held (over quota, or waiting for the submitter's confirmation); window, quality,
  * match, limit, erased: the delivery's stored skip_reason; destination_disabled: planned, and
- * waiting unattempted while its destination is switched off; not_planned: no delivery row exists
+ * waiting unattempted while its destination is switched off; approval_pending (extension, with
+ * settings.approve_destinations): planned, waiting unattempted until an owner or admin approves the
+ * destination; rejected: the stored skip_reason of one a person rejected; not_planned: no delivery row exists
  * for this route and submission (`detail` says what is known).
  */
 export const ROUTE_REASONS = [
@@ -62,6 +64,8 @@ export const ROUTE_REASONS = [
   'limit',
   'erased',
   'destination_disabled',
+  'approval_pending',
+  'rejected',
   'not_planned',
 ] as const;
 
@@ -99,7 +103,8 @@ export const ExplainAttempt = z
 /**
  * Why a delivery is where it is: sent; gave_up (dead after max attempts); refused (dead at once:
  * an answer retrying cannot change, e.g. 410, or a bad configuration); skipped; held;
- * destination_disabled (waiting unattempted); retrying (failed, tried again at next_attempt_at);
+ * destination_disabled (waiting unattempted); approval_pending (waiting unattempted for an owner or
+ * admin to approve its destination); retrying (failed, tried again at next_attempt_at);
  * queued (pending or being sent).
  */
 export const STOP_REASONS = [
@@ -109,6 +114,7 @@ export const STOP_REASONS = [
   'skipped',
   'held',
   'destination_disabled',
+  'approval_pending',
   'retrying',
   'queued',
 ] as const;

@@ -36,6 +36,9 @@ export const Role = z.enum(ROLES).meta({
     'owner: everything, including owners and roles; admin: members except owners, invitations, keys; member: read and manage resources',
 });
 
+/** settings.approve_destinations (extension): who may point data at a new target without a person's approval. */
+export const APPROVE_DESTINATIONS = ['never', 'keys'] as const;
+
 export const OrganizationSettings = z
   .strictObject({
     spam: z
@@ -46,6 +49,16 @@ export const OrganizationSettings = z
       .nullable()
       .optional()
       .meta({ description: 'block/allow lists merged into every form’s settings.spam lists' }),
+    approve_destinations: z
+      .enum(APPROVE_DESTINATIONS)
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'extension: "never" (default) or "keys": a destination created or re-pointed by an API key waits (approval ' +
+          '"pending", its deliveries planned but not attempted) until an owner or admin approves it in the dashboard; ' +
+          'only a session may turn it back to "never"',
+      }),
   })
   .meta({ id: 'OrganizationSettings' });
 

@@ -72,6 +72,18 @@ export const QuickstartResult = z
       .array(z.string())
       .optional()
       .meta({ description: 'doubts about what was created, e.g. a Slack URL not on hooks.slack.com' }),
+    approval: z
+      .object({
+        destinations: z.array(z.string()).meta({ description: 'ids of the destinations waiting for a person' }),
+        approve_url: z.string().meta({ description: 'the dashboard page where an owner or admin approves them' }),
+        message: z.string(),
+      })
+      .optional()
+      .meta({
+        description:
+          'extension: present when the organization has settings.approve_destinations "keys" and a key made the ' +
+          'destinations: a person must approve them before the test delivery can be sent; its deliveries wait until then',
+      }),
   })
   .meta({ id: 'QuickstartResult' });
 

@@ -27,6 +27,11 @@ export const DestinationPage: FC<{ c: Context<DashEnv>; d: Dest; extra: Extra; r
       <a href="/app/destinations">← Destinations</a>
     </p>
     <h1>{d.name}</h1>
+    {d.approval === 'pending' ? (
+      <p class="banner" role="status">
+        It waits for approval: nothing is sent to it yet. <a href={`/app/approvals/${d.id}`}>Review it</a>
+      </p>
+    ) : null}
     {extra.warnings?.length ? (
       <div class="error" role="alert">
         {extra.warnings.map((w) => (
