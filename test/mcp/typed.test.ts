@@ -131,6 +131,7 @@ beforeAll(async () => {
     submissions_list: {},
     forms_submissions: { id: form.id },
     submissions_get: { id: submission.id },
+    submissions_explain: { id: submission.id },
     forms_export: { id: form.id, format: 'csv' },
     submissions_attachment: {
       id: submission.id,
