@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { operations } from '../shared/contracts/index.js';
@@ -98,18 +98,16 @@ export function buildApp(deps: Deps) {
   });
 
   // A 401 of /mcp or /v1 tells an OAuth client where to start (RFC 9728 §5.1); the body is unchanged.
-  app.use('*', async (c, next) => {
+  // Mounted on those paths only: intake and the pages pay nothing for it.
+  const challenge: MiddlewareHandler = async (c, next) => {
     await next();
-    const path = c.req.path;
-    if (
-      c.res.status === 401 &&
-      (path === '/mcp' || path.startsWith('/v1/')) &&
-      !c.res.headers.has('WWW-Authenticate')
-    ) {
+    if (c.res.status === 401 && !c.res.headers.has('WWW-Authenticate')) {
       const hadToken = /^Bearer\s/i.test(c.req.header('authorization') ?? '');
-      c.res.headers.set('WWW-Authenticate', bearerChallenge(deps.config.publicBaseUrl, path, hadToken));
+      c.res.headers.set('WWW-Authenticate', bearerChallenge(deps.config.publicBaseUrl, c.req.path, hadToken));
     }
-  });
+  };
+  app.use('/mcp', challenge);
+  app.use('/v1/*', challenge);
 
   // API answers hold an organization's data and one-time secrets: no shared or browser cache
   // keeps them (errors included). A route that set its own Cache-Control keeps it.

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Actor, Deps, KeyScope, Role } from '../core/deps.js';
@@ -88,7 +87,15 @@ export function redirectUriProblem(value: string): string | null {
   return `The redirect URI ${u.protocol}//${u.host} is neither https nor http on a loopback address (127.0.0.1, [::1], localhost).`;
 }
 
+/** The MCP SDK's RFC 7591 metadata schema, loaded with the first registration (the SDK is not loaded at start). */
+let metadataSchema: Promise<typeof import('@modelcontextprotocol/sdk/shared/auth.js')> | null = null;
+
 export async function registerClient(deps: Deps, body: unknown) {
+  metadataSchema ??= import('@modelcontextprotocol/sdk/shared/auth.js');
+  metadataSchema.catch(() => {
+    metadataSchema = null; // a failed load is tried again by the next registration
+  });
+  const { OAuthClientMetadataSchema } = await metadataSchema;
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   const raw = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   // A bad redirect URI has its own error code, even where the schema also refuses it.

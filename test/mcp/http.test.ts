@@ -198,7 +198,7 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     expect(JSON.parse(doc.contents[0].text).paths['/mcp'].post.operationId).toBe('mcp_call');
   });
 
-  it('refuses an invalid key with 401, answers plain JSON-RPC posts and 405 for GET', async () => {
+  it('refuses an invalid key with 401, answers plain JSON-RPC posts; GET is 401 without credentials and 405 without a session', async () => {
     const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const bad = await t.request('POST', '/mcp', { key: 'svc_live_nope', json: rpc });
     expect(bad.status).toBe(401);
@@ -208,8 +208,12 @@ describe('MCP over streamable HTTP at POST /mcp', () => {
     expect(plain.status).toBe(200);
     expect(plain.json.result.tools.length).toBeGreaterThan(10);
 
-    const get = await t.request('GET', '/mcp');
+    const bare = await t.request('GET', '/mcp');
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toContain('resource_metadata=');
+    const get = await t.request('GET', '/mcp', { key: read });
     expect(get.status).toBe(405);
+    expect(get.json.error.hint).toContain('initialize');
   });
 
   it('refuses a Host or an Origin that is not the service’s own (DNS rebinding): 403 with a hint', async () => {

@@ -42,8 +42,8 @@ describe('what the server loads at start', () => {
       expect(loaded(atStart, '@electric-sql/pglite')).toBe(true); // the recorder sees packages
       expect(LAZY.filter((pkg) => loaded(atStart, pkg))).toEqual([]);
 
-      // The first MCP request loads the SDK and answers as before.
-      const list = await http(base, 'POST', '/mcp', undefined, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      // The first MCP request (the keyless onboarding endpoint) loads the SDK and answers as before.
+      const list = await http(base, 'POST', '/mcp/public', undefined, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(list.status).toBe(200);
       expect(list.json.result.tools.length).toBeGreaterThan(0);
       expect(loaded(fs.readFileSync(record, 'utf8').split('\n'), '@modelcontextprotocol/sdk')).toBe(true);

@@ -117,26 +117,7 @@ const ApprovalPage: FC<{ c: Context<DashEnv>; d: Details }> = ({ c, d }) => {
           <dd id="approval-waiting">{d.waiting}</dd>
         </dl>
       </section>
-      <section class="card" aria-labelledby="feeds-title">
-        <h2 id="feeds-title">What feeds it</h2>
-        {d.feeds.length ? (
-          <ul class="plain" id="approval-feeds">
-            {d.feeds.map((f) =>
-              f.formId ? (
-                <li>
-                  Form <a href={`/app/forms/${f.formId}`}>{f.formName ?? f.formId}</a>
-                </li>
-              ) : (
-                <li>
-                  Stream <a href={`/app/streams/${f.streamId}`}>{f.streamName ?? f.streamId}</a>
-                </li>
-              ),
-            )}
-          </ul>
-        ) : (
-          <p>No route sends to it yet.</p>
-        )}
-      </section>
+      <Feeds feeds={d.feeds} />
       <section class="card" aria-labelledby="sample-title">
         <h2 id="sample-title">{d.sampleIsReal ? 'The first waiting payload' : 'A sample payload'}</h2>
         <pre id="approval-sample">{JSON.stringify(d.sample, null, 2)}</pre>
@@ -164,6 +145,30 @@ const ApprovalPage: FC<{ c: Context<DashEnv>; d: Details }> = ({ c, d }) => {
     </>
   );
 };
+
+/** The forms and streams whose routes send to it. */
+const Feeds: FC<{ feeds: Details['feeds'] }> = ({ feeds }) => (
+  <section class="card" aria-labelledby="feeds-title">
+    <h2 id="feeds-title">What feeds it</h2>
+    {feeds.length ? (
+      <ul class="plain" id="approval-feeds">
+        {feeds.map((f) =>
+          f.formId ? (
+            <li>
+              Form <a href={`/app/forms/${f.formId}`}>{f.formName ?? f.formId}</a>
+            </li>
+          ) : (
+            <li>
+              Stream <a href={`/app/streams/${f.streamId}`}>{f.streamName ?? f.streamId}</a>
+            </li>
+          ),
+        )}
+      </ul>
+    ) : (
+      <p>No route sends to it yet.</p>
+    )}
+  </section>
+);
 
 /** The target fields as definition lines: recipients, chat or URL. */
 const TargetLines: FC<{ target: Record<string, unknown> }> = ({ target }) => (
