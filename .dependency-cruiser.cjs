@@ -19,7 +19,7 @@ const LAYERS = [
   { name: 'core', path: '^server/core/' },
   { name: 'infra', path: '^server/(files/|fleet/(metrics|outbox-depth|readiness|keys)\\.ts$)' },
   { name: 'db', path: '^server/db/' },
-  { name: 'base', path: '^server/(config|log|mail|storage|memory|package-root|fleet/pool-gauge)\\.ts$' },
+  { name: 'base', path: '^server/(config|log|mail|storage|memory|lazy|package-root|fleet/pool-gauge)\\.ts$' },
 ];
 
 const upward = LAYERS.slice(1).map((layer, i) => ({

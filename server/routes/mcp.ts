@@ -9,6 +9,7 @@ import { authorize, hasScope } from '../http/auth.js';
 import { callerGuardOf } from '../http/caller-origin.js';
 import type { AppEnv, Ctx } from '../http/context.js';
 import { mount } from '../http/mount.js';
+import { lazy } from '../lazy.js';
 import { McpSessions, type Via } from './mcp-sessions.js';
 
 const MCP_BODY_LIMIT = 1024 * 1024;
@@ -17,19 +18,9 @@ const MCP_BODY_LIMIT = 1024 * 1024;
  * The MCP SDK and the tool table (about 7 MB with the SDK's own zod) load with the first /mcp
  * request, not at start: most servers never get one.
  */
-let mcpModules: Promise<
-  [typeof import('../../mcp/server.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]
-> | null = null;
-const loadMcp = () => {
-  mcpModules ??= Promise.all([
-    import('../../mcp/server.js'),
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-  ]);
-  mcpModules.catch(() => {
-    mcpModules = null; // a failed load is tried again by the next request
-  });
-  return mcpModules;
-};
+const loadMcp = lazy(() =>
+  Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]),
+);
 
 /** Headers of the outer request that the in-process API calls carry too (client IP, request id). */
 function forwarded(c: Ctx): Record<string, string> {

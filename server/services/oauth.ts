@@ -7,6 +7,7 @@ import type { Db } from '../db/client.js';
 import { memberships, oauthClients, oauthCodes, oauthGrants, oauthTokens, organizations, users } from '../db/schema.js';
 import { randomToken, sha256 } from '../domain/secrets.js';
 import { appendEvent } from '../events.js';
+import { lazy } from '../lazy.js';
 
 /**
  * formsvc's own OAuth 2.1 authorization server (docs/authentication.md, "OAuth"): dynamic client
@@ -88,14 +89,10 @@ export function redirectUriProblem(value: string): string | null {
 }
 
 /** The MCP SDK's RFC 7591 metadata schema, loaded with the first registration (the SDK is not loaded at start). */
-let metadataSchema: Promise<typeof import('@modelcontextprotocol/sdk/shared/auth.js')> | null = null;
+const metadataSchema = lazy(() => import('@modelcontextprotocol/sdk/shared/auth.js'));
 
 export async function registerClient(deps: Deps, body: unknown) {
-  metadataSchema ??= import('@modelcontextprotocol/sdk/shared/auth.js');
-  metadataSchema.catch(() => {
-    metadataSchema = null; // a failed load is tried again by the next registration
-  });
-  const { OAuthClientMetadataSchema } = await metadataSchema;
+  const { OAuthClientMetadataSchema } = await metadataSchema();
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   const raw = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   // A bad redirect URI has its own error code, even where the schema also refuses it.
