@@ -199,8 +199,10 @@ export const submissions = pgTable(
      */
     searchText: text('search_text'),
     /**
-     * Velocity (docs/spam.md): a hash of the submission's long text values, and of its first email
-     * address, each null when it has none; counted across the organization's recent submissions.
+     * No longer written (migration 0026 moved velocity to spam_sightings): releases before it
+     * stored a hash of the submission's long text values and of its first email address here. Kept,
+     * with their partial indexes (empty, so free on insert), so that nodes of an older release keep
+     * working during a rolling restart; a later release drops them.
      */
     spamFingerprint: text('spam_fingerprint'),
     spamAddress: text('spam_address'),
@@ -710,6 +712,25 @@ export const spamMarks = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('spam_marks_org').on(t.orgId)],
+);
+
+/**
+ * Velocity's shared count on PostgreSQL (migration 0026; server/spam/velocity.ts): each node writes,
+ * once a second, how many times it saw a key (an organization-salted hash of a text or an address)
+ * that it has seen at least twice in the window; the other nodes add these rows to their own count.
+ * Rows older than the window are deleted by housekeeping, and with their organization (cascade).
+ */
+export const spamSightings = pgTable(
+  'spam_sightings',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    orgId: text('org_id').notNull(),
+    key: text('key').notNull(),
+    node: text('node').notNull(),
+    at: ts('at').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [index('spam_sightings_key').on(t.key, t.at)],
 );
 
 /**

@@ -41,8 +41,8 @@ const STATEMENT = `
 with x as (
   select * from jsonb_to_recordset($1::text::jsonb) as x(id text, org_id text, form_id text, status text,
     quarantine_reason text, test boolean, data jsonb, form_schema_version integer, issues jsonb, spam jsonb,
-    meta jsonb, client_ip text, idempotency_key text, subject_hint text, received_at timestamptz, spam_fingerprint text,
-    spam_address text, gen bigint, unique_key text, unique_expires timestamptz)
+    meta jsonb, client_ip text, idempotency_key text, subject_hint text, received_at timestamptz, gen bigint,
+    unique_key text, unique_expires timestamptz)
 ),
 c as (
   insert into unique_claims (form_id, key, submission_id, expires_at)
@@ -55,10 +55,9 @@ c as (
 ),
 s as (
   insert into submissions (id, org_id, form_id, status, quarantine_reason, test, data, form_schema_version,
-    issues, spam, meta, client_ip, idempotency_key, subject_hint, received_at, spam_fingerprint, spam_address)
+    issues, spam, meta, client_ip, idempotency_key, subject_hint, received_at)
   select x.id, x.org_id, x.form_id, x.status, x.quarantine_reason, x.test, x.data, x.form_schema_version,
-    x.issues, x.spam, x.meta, x.client_ip, x.idempotency_key, x.subject_hint, x.received_at, x.spam_fingerprint,
-    x.spam_address
+    x.issues, x.spam, x.meta, x.client_ip, x.idempotency_key, x.subject_hint, x.received_at
   from x join organizations o on o.id = x.org_id and o.config_gen = x.gen
   where x.unique_key is null or x.id in (select submission_id from c)
   on conflict (form_id, idempotency_key) where idempotency_key is not null do nothing

@@ -24,7 +24,7 @@ import { confirmVerdict, planSubmitterMail, sendsSubmitterMail } from '../servic
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
 import { renderAgeS, renderTokenKey } from '../spam/render-token.js';
-import { NO_VELOCITY_KEYS, recentVelocity, type VelocityKeys, velocityKeysOf } from '../spam/velocity.js';
+import { NO_VELOCITY_KEYS, recentVelocity, velocityKeysOf } from '../spam/velocity.js';
 import { type SpamFacts, type SpamResult, spamFacts, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
 import { coerceFormData } from './coerce.js';
@@ -123,8 +123,6 @@ interface Decision {
   cheap: Verdict;
   /** the spam verdict's score, reasons and signals, recorded on every submission */
   spam: SpamResult;
-  /** stored with the submission, for the velocity counts of the ones after it */
-  velocityKeys: VelocityKeys;
   rateLimit: RateLimit | null;
   /** set when the form asks for a Turnstile challenge: its own secret, if it has one */
   turnstile: { secret: string | undefined } | null;
@@ -156,7 +154,6 @@ function fieldsOf(entry: IntakeEntry, parsed: Parsed): { data: Record<string, un
 /** What the spam verdict reads besides the request. */
 interface SpamLookups {
   model: BayesModel | null;
-  velocityKeys: VelocityKeys;
   velocity: { sameContent: number; sameAddress: number } | undefined;
   /** seconds since the page was shown; `bad` for a token that does not verify; null without one */
   renderAge: number | 'bad' | null;
@@ -192,7 +189,7 @@ async function spamLookups(
       : [modelOr, velocityOr, null];
   const renderAge =
     key && control.rendered !== undefined ? renderAgeS(key, entry.form.id, control.rendered, now.getTime()) : null;
-  return { model, velocityKeys: keys, velocity, renderAge, facts };
+  return { model, velocity, renderAge, facts };
 }
 
 /** Pure: reads nothing, awaits nothing. */
@@ -248,7 +245,6 @@ function decide(
     userAgent,
     cheap,
     spam,
-    velocityKeys: lookups.velocityKeys,
     rateLimit: rateLimitOf(settings.rate_limit),
     turnstile: turnstileOf(settings.challenge),
     pow: asksForPow(settings.challenge) ? { payload: control.altcha ?? input.header(POW_HEADER) } : null,
@@ -518,8 +514,8 @@ function submissionRow(d: Decision, v: Verdict, issues: unknown[] | null, duplic
     subjectHint: d.control.subject ?? null,
     receivedAt: d.now,
     duplicateOf: duplicateOf ?? null,
-    spamFingerprint: d.velocityKeys.fingerprint,
-    spamAddress: d.velocityKeys.address,
+    spamFingerprint: null,
+    spamAddress: null,
   };
 }
 

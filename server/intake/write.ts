@@ -103,8 +103,6 @@ function submissionRecord(row: SubmissionRow, gen: IntakeEntry['gen'], unique: U
     idempotency_key: row.idempotencyKey,
     subject_hint: row.subjectHint,
     received_at: row.receivedAt,
-    spam_fingerprint: row.spamFingerprint,
-    spam_address: row.spamAddress,
     gen,
     unique_key: unique?.key ?? null,
     unique_expires: unique?.expiresAt ?? null,

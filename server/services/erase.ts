@@ -7,6 +7,7 @@ import { getFormRow } from '../domain/form-rows.js';
 import { sha256 } from '../domain/secrets.js';
 import { appendEvent } from '../events.js';
 import { deleteChunks } from '../files/postgres.js';
+import { deleteAddressSightings } from '../spam/velocity.js';
 import { deleteAttempts } from '../worker/attempts.js';
 import { eraseAddressTraces } from './erase-trace.js';
 import { addressCondition } from './submission-search.js';
@@ -112,6 +113,8 @@ export async function eraseSubmissions(
   }
   // The address may also have been copied into the event log and system-webhook deliveries.
   await db.transaction((tx) => eraseAddressTraces(tx, actor.orgId, address));
+  // And velocity's shared sightings of it (a hash; gone within the window anyway).
+  await deleteAddressSightings(db, actor.orgId, address);
   const { dispatched } = await appendEvent(db, {
     orgId: actor.orgId,
     type: 'submissions.erased',

@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { Database, Db } from '../db/client.js';
 import { type SpamFacts, spamFacts, VELOCITY_LIMIT } from './verdict.js';
 
 /**
  * Velocity: how many recent submissions across an organization's forms carry the same text, or
- * come from the same address. Each submission stores two hashes (columns `spam_fingerprint`,
- * `spam_address`), and intake counts the matches of the window with one capped query, only when
- * the submission has something to count (docs/spam.md, "Velocity").
+ * come from the same address, counted by two hashes (a text's fingerprint, an address): in the
+ * process, and on PostgreSQL with the other nodes' sightings (table spam_sightings, written once a
+ * second only for keys a node has seen twice). Nothing is written with the submission itself
+ * (docs/spam.md, "Velocity").
  */
 export interface VelocityKeys {
   /** a hash of the submission's long text values (20+ characters, addresses left out), or null */
@@ -68,12 +69,46 @@ export interface Velocity {
 }
 
 /**
- * The organization's submissions since `since` with the same fingerprint and with the same address,
- * this one included (it is not stored yet), each capped at VELOCITY_LIMIT. On PGlite (one process
- * per database, by its lock) a counter in this process answers, with no read; on PostgreSQL, where
- * several nodes share the database, one capped query (see countStored). `record` is false when the
- * same submission is decided again (a stale entry's retry), so it counts once. A promise only when
- * it reads: the in-process answer comes back as it is, so intake's common case awaits nothing.
+ * What one process keeps per database (a test's copy of the Database object plays another node):
+ * its recent sightings of each key, the sightings it still has to write for the other nodes, and
+ * the other nodes' counts it read last.
+ */
+interface NodeState {
+  /** this process's rows in spam_sightings (random per process) */
+  node: string;
+  /** each key's last VELOCITY_LIMIT times, and the time of a sighting not written yet (see sighted) */
+  seen: Map<string, { times: number[]; lone: number | null }>;
+  /** sightings to write at the next flush, per key */
+  pending: Map<string, { orgId: string; n: number }>;
+  flushing: NodeJS.Timeout | null;
+  /** the other nodes' counts of a key pair, read at most once a second */
+  others: Map<string, { at: number; counts: Velocity }>;
+}
+
+/** How long the other nodes' count of a key pair is reused on this node. */
+const OTHERS_TTL_MS = 1000;
+/** How often a node writes the sightings other nodes may need (only while it has some). */
+export const FLUSH_MS = 1000;
+/** Keys kept per database before the counter starts over (a flood of distinct texts cannot grow it without bound). */
+const MAX_KEPT = 100_000;
+const states = new WeakMap<Database, NodeState>();
+
+function stateOf(database: Database): NodeState {
+  let st = states.get(database);
+  if (!st) {
+    st = { node: crypto.randomUUID(), seen: new Map(), pending: new Map(), flushing: null, others: new Map() };
+    states.set(database, st);
+  }
+  return st;
+}
+
+/**
+ * The organization's recent submissions with the same fingerprint and from the same address, this
+ * one included (it is not stored yet), each capped at VELOCITY_LIMIT. Counted in this process; on
+ * PostgreSQL, where several nodes share the database, the other nodes' written sightings are added
+ * (docs/spam.md, "Velocity"). `record` is false when the same submission is decided again (a stale
+ * entry's retry), so it counts once. A promise only when it reads: the in-process answer comes back
+ * as it is, so intake's common case awaits nothing.
  */
 export function recentVelocity(
   database: Database,
@@ -84,83 +119,136 @@ export function recentVelocity(
   record = true,
 ): Velocity | undefined | Promise<Velocity> {
   if (!keys.fingerprint && !keys.address) return undefined;
-  const local = countInProcess(database, keys, now.getTime(), windowS * 1000, record);
-  if (database.kind === 'pglite') return local;
-  // PostgreSQL: this process's own sightings gate the shared count. Text or an address this node
-  // has not seen before in the window (nearly every submission) costs no read; from its second
-  // sighting here the stored rows are counted, so a flood spread over several nodes is counted
-  // whole once it has reached any node twice.
-  if (local.sameContent < 2 && local.sameAddress < 2) return local;
-  // A flood of one text reaches this node many times a second: the stored count is read at most
-  // once a second per key pair, this node's own sightings added on top in between.
-  let memo = storedCounts.get(database);
-  if (!memo) {
-    memo = new Map();
-    storedCounts.set(database, memo);
-  }
-  const memoKey = `${keys.fingerprint}|${keys.address}`;
+  const st = stateOf(database);
   const nowMs = now.getTime();
-  const hit = memo.get(memoKey);
-  if (hit && nowMs - hit.at < STORED_COUNT_TTL_MS) {
-    return {
-      sameContent: Math.max(hit.counts.sameContent, local.sameContent),
-      sameAddress: Math.max(hit.counts.sameAddress, local.sameAddress),
-    };
-  }
-  const kept = memo;
-  return countStored(database, orgId, keys, new Date(nowMs - windowS * 1000)).then((counts) => {
-    if (kept.size >= MAX_KEPT) kept.clear();
-    kept.set(memoKey, { at: nowMs, counts });
-    return counts;
+  const windowMs = windowS * 1000;
+  const shared = database.kind === 'postgres';
+  const local = {
+    sameContent: sighted(database, st, orgId, keys.fingerprint, nowMs, windowMs, record, shared),
+    sameAddress: sighted(database, st, orgId, keys.address, nowMs, windowMs, record, shared),
+  };
+  // PGlite: one process per database (its lock), so this process's count is the whole count.
+  // PostgreSQL: text or an address this node has not seen before in the window (nearly every
+  // submission) costs no read; from its second sighting here the other nodes' sightings are added,
+  // read at most once a second per key pair.
+  if (!shared || (local.sameContent < 2 && local.sameAddress < 2)) return local;
+  const memoKey = `${keys.fingerprint}|${keys.address}`;
+  const hit = st.others.get(memoKey);
+  if (hit && nowMs - hit.at < OTHERS_TTL_MS) return added(hit.counts, local);
+  return countOthers(database, st.node, keys, new Date(nowMs - windowMs)).then((counts) => {
+    if (st.others.size >= MAX_KEPT) st.others.clear();
+    st.others.set(memoKey, { at: nowMs, counts });
+    return added(counts, local);
   });
 }
 
-/** How long a stored count is reused for the same key pair on this node. */
-const STORED_COUNT_TTL_MS = 1000;
-const storedCounts = new WeakMap<Database, Map<string, { at: number; counts: Velocity }>>();
-
-/** Keys kept per database before the counter starts over (a flood of distinct texts cannot grow it without bound). */
-const MAX_KEPT = 100_000;
-const counters = new WeakMap<Database, Map<string, number[]>>();
-
-/** The recent times of each key in this process (at most VELOCITY_LIMIT each), this post added. */
-function countInProcess(database: Database, keys: VelocityKeys, nowMs: number, windowMs: number, record: boolean) {
-  let seen = counters.get(database);
-  if (!seen) {
-    seen = new Map();
-    counters.set(database, seen);
-  }
-  const kept = seen;
-  const count = (k: string | null) => {
-    if (!k) return 0;
-    const times = (kept.get(k) ?? []).filter((t) => t > nowMs - windowMs);
-    if (record) {
-      times.push(nowMs);
-      if (times.length > VELOCITY_LIMIT) times.shift();
-      if (!kept.has(k) && kept.size >= MAX_KEPT) kept.clear();
-      kept.set(k, times);
-    }
-    return Math.min(VELOCITY_LIMIT, times.length); // this post included: counted now, or on its first try
-  };
+function added(others: Velocity, local: Velocity): Velocity {
   return {
-    sameContent: count(keys.fingerprint && `t:${keys.fingerprint}`),
-    sameAddress: count(keys.address && `a:${keys.address}`),
+    sameContent: local.sameContent ? Math.min(VELOCITY_LIMIT, others.sameContent + local.sameContent) : 0,
+    sameAddress: local.sameAddress ? Math.min(VELOCITY_LIMIT, others.sameAddress + local.sameAddress) : 0,
   };
 }
 
 /**
- * Counted from the stored rows, each count capped at VELOCITY_LIMIT: the partial index
- * (org_id, key, received_at) answers it reading at most that many entries, however large a flood.
+ * One key's sightings in this process within the window (at most VELOCITY_LIMIT), this one added
+ * when `record`. On PostgreSQL the sightings other nodes may need are queued for the next flush:
+ * none while a key has been seen once in the window (the lone sighting, nearly every submission),
+ * then that one and every later one.
  */
-async function countStored(database: Database, orgId: string, keys: VelocityKeys, since: Date): Promise<Velocity> {
-  const cap = VELOCITY_LIMIT - 1;
-  const [row] = await database.rows<{ content: number; address: number }>(sql`select
-    (select count(*) from (select 1 from submissions where org_id = ${orgId} and spam_fingerprint = ${keys.fingerprint}
-      and received_at > ${since.toISOString()}::timestamptz limit ${cap}) c)::int as content,
-    (select count(*) from (select 1 from submissions where org_id = ${orgId} and spam_address = ${keys.address}
-      and received_at > ${since.toISOString()}::timestamptz limit ${cap}) a)::int as address`);
-  return {
-    sameContent: keys.fingerprint ? Number(row.content) + 1 : 0,
-    sameAddress: keys.address ? Number(row.address) + 1 : 0,
-  };
+function sighted(
+  database: Database,
+  st: NodeState,
+  orgId: string,
+  key: string | null,
+  nowMs: number,
+  windowMs: number,
+  record: boolean,
+  shared: boolean,
+): number {
+  if (!key) return 0;
+  const since = nowMs - windowMs;
+  const kept = st.seen.get(key);
+  const times = kept ? kept.times.filter((t) => t > since) : [];
+  if (!record) return Math.min(VELOCITY_LIMIT, times.length); // this post was counted on its first try
+  times.push(nowMs);
+  if (times.length > VELOCITY_LIMIT) times.shift();
+  let lone = kept && kept.lone !== null && kept.lone > since ? kept.lone : null;
+  if (times.length === 1) lone = nowMs;
+  else if (shared) {
+    queue(database, st, orgId, key, lone === null ? 1 : 2);
+    lone = null;
+  }
+  if (!kept && st.seen.size >= MAX_KEPT) st.seen.clear();
+  st.seen.set(key, { times, lone });
+  return times.length;
+}
+
+function queue(database: Database, st: NodeState, orgId: string, key: string, n: number) {
+  const p = st.pending.get(key);
+  if (p) p.n += n;
+  else st.pending.set(key, { orgId, n });
+  if (!st.flushing) {
+    st.flushing = setTimeout(() => {
+      st.flushing = null;
+      // Velocity is a signal, not a record: a flush that fails (the database going away at
+      // shutdown, say) loses a second of sightings, and the next sightings are written again.
+      flushSightings(database).catch(() => undefined);
+    }, FLUSH_MS);
+    st.flushing.unref();
+  }
+}
+
+const FLUSH = `insert into spam_sightings (org_id, key, node, at, n)
+  select x.org_id, x.key, $2, $3::timestamptz, x.n from jsonb_to_recordset($1::jsonb) as x(org_id text, key text, n int)
+  where exists (select 1 from organizations o where o.id = x.org_id)`;
+
+/** Writes this process's queued sightings now (the timer does it a second after the first; tests call it). */
+export async function flushSightings(database: Database): Promise<number> {
+  const st = stateOf(database);
+  if (!st.pending.size) return 0;
+  const rows = [...st.pending].map(([key, { orgId, n }]) => ({ org_id: orgId, key, n }));
+  st.pending.clear();
+  await database.prepared(FLUSH, [JSON.stringify(rows), st.node, new Date().toISOString()]);
+  return rows.length;
+}
+
+const OTHERS = `select
+  (select coalesce(sum(n), 0) from (select n from spam_sightings where key = $1 and at > $3::timestamptz and node <> $4
+    limit ${VELOCITY_LIMIT}) c)::int as content,
+  (select coalesce(sum(n), 0) from (select n from spam_sightings where key = $2 and at > $3::timestamptz and node <> $4
+    limit ${VELOCITY_LIMIT}) a)::int as address`;
+
+/**
+ * The other nodes' sightings of the window, each capped (every row counts at least one, so
+ * VELOCITY_LIMIT rows are enough however large the flood); the index (key, at) answers it.
+ */
+async function countOthers(database: Database, node: string, keys: VelocityKeys, since: Date): Promise<Velocity> {
+  const [row] = await database.prepared<{ content: number; address: number }>(OTHERS, [
+    keys.fingerprint,
+    keys.address,
+    since.toISOString(),
+    node,
+  ]);
+  return { sameContent: Number(row?.content ?? 0), sameAddress: Number(row?.address ?? 0) };
+}
+
+/** Deletes sightings older than the window (housekeeping), in bounded batches. */
+export async function deleteOldSightings(
+  deps: { database: Database; now: () => Date; config: { spamVelocityWindowS: number } },
+  batch = 5000,
+) {
+  const before = new Date(deps.now().getTime() - deps.config.spamVelocityWindowS * 1000).toISOString();
+  const gone = await deps.database.rows(sql`
+    delete from spam_sightings where id in (
+      select id from spam_sightings where at < ${before}::timestamptz limit ${batch}
+    )
+    returning 1`);
+  return { deleted: gone.length };
+}
+
+/** Erasure: the sightings of one address in an organization (its hash; they are gone within the window anyway). */
+export async function deleteAddressSightings(tx: Db, orgId: string, email: string) {
+  await tx.execute(
+    sql`delete from spam_sightings where key = ${fingerprintHash(orgId, 'address', email.trim().toLowerCase())}`,
+  );
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../core/deps.js';
 import { deleteExpiredPowSpent } from '../domain/pow.js';
+import { deleteOldSightings } from '../spam/velocity.js';
 import { deleteOldCodeTries } from './code-tries-expiry.js';
 import { rollDaily } from './daily-rollup.js';
 import { vacuumEmbedded } from './embedded-vacuum.js';
@@ -31,6 +32,7 @@ export const housekeepingJobs: HousekeepingJob[] = [
   { name: 'idempotency-expiry', run: (deps) => deleteExpiredKeys(deps) },
   { name: 'code-tries-expiry', run: (deps) => deleteOldCodeTries(deps) },
   { name: 'pow-spent-expiry', run: (deps) => deleteExpiredPowSpent(deps) },
+  { name: 'spam-sightings-expiry', run: (deps) => deleteOldSightings(deps) },
   // after retention: a re-rolled day counts what retention left of it
   { name: 'daily-rollup', run: (deps) => rollDaily(deps) },
   // last: it vacuums what the jobs before it deleted

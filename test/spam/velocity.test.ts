@@ -3,7 +3,13 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { cachedModel, learnMark, MODEL_CHECK_MS } from '../../server/spam/learn.js';
 import { textsOf, tokensOf } from '../../server/spam/tokens.js';
-import { fingerprintHash, recentVelocity, velocityKeys } from '../../server/spam/velocity.js';
+import {
+  deleteOldSightings,
+  fingerprintHash,
+  flushSightings,
+  recentVelocity,
+  velocityKeys,
+} from '../../server/spam/velocity.js';
 import { VELOCITY_LIMIT } from '../../server/spam/verdict.js';
 import { tenantApp } from '../helpers/tenant.js';
 
@@ -67,11 +73,19 @@ describe('velocity across an organization’s forms', () => {
     expect(fifth).not.toContain('velocity_content');
   });
 
-  it('on PostgreSQL a node counts the stored rows from its own second sighting: a flood over several nodes is counted whole', async () => {
+  it('on PostgreSQL a node adds the sightings other nodes wrote, from its own second sighting: a flood over several nodes is counted whole', async () => {
     const f = await form();
     const text = `Cheap followers for your account, offer ${Math.random()}`;
     for (let i = 0; i < 4; i += 1) await post(f, { name: `P${i}`, message: text });
+    // This node writes what it saw twice or more (the timer does it a second later; PGlite, one
+    // process, writes nothing).
+    const written = await flushSightings(t.deps.database);
+    if (t.deps.database.kind === 'pglite') expect(written).toBe(0);
     const keys = velocityKeys(orgId, { message: text });
+    const [stored] = await t.deps.database.rows<{ n: number }>(
+      sql`select coalesce(sum(n), 0)::int as n from spam_sightings where key = ${keys.fingerprint}`,
+    );
+    expect(Number(stored.n)).toBe(t.deps.database.kind === 'postgres' ? 4 : 0);
     // Another node: the same database, its own in-process counter (kept per Database object).
     const otherNode = { ...t.deps.database };
     const now = new Date();
@@ -79,33 +93,70 @@ describe('velocity across an organization’s forms', () => {
     const second = await recentVelocity(otherNode, orgId, keys, now, 600);
     // Its first sighting costs no read: it knows only itself.
     expect(first?.sameContent).toBe(1);
-    // From the second, PostgreSQL's stored rows count (4 stored, capped at the limit); PGlite, one
-    // process per database, keeps to the counter.
+    // From the second, PostgreSQL's written sightings of the other node count (4 + its own 2,
+    // capped at the limit); PGlite, one process per database, keeps to the counter.
     expect(second?.sameContent).toBe(t.deps.database.kind === 'postgres' ? VELOCITY_LIMIT : 2);
   });
 
-  it('stores hashes, never the text or address, and none for a test submission', async () => {
-    const f = await form();
-    const data = { email: 'ada@example.com', message: 'A message long enough to be fingerprinted.' };
-    const r = await post(f, data);
-    const test = await post(f, { ...data, _test: true });
-    const rows = await t.deps.database.rows<{
-      id: string;
-      spam_fingerprint: string | null;
-      spam_address: string | null;
-    }>(
-      sql`select id, spam_fingerprint, spam_address from submissions where id in (${r.json.submission_id}, ${test.json.submission_id})`,
-    );
-    const byId = new Map(rows.map((x) => [x.id, x]));
-    const keys = velocityKeys(orgId, data);
-    expect(keys.fingerprint).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect(byId.get(r.json.submission_id)).toMatchObject({
-      spam_fingerprint: keys.fingerprint,
-      spam_address: keys.address,
-    });
-    expect(byId.get(r.json.submission_id)?.spam_address).not.toContain('ada');
-    expect(byId.get(test.json.submission_id)).toMatchObject({ spam_fingerprint: null, spam_address: null });
-    // Nothing worth counting: no long text, no address.
+  it.runIf(t.deps.database.kind === 'postgres')(
+    'writes only hashes, only of keys a node saw twice, none for a test submission; housekeeping, erasure and the organization delete them',
+    async () => {
+      const f = await form();
+      const email = `ada.${Math.random().toString(36).slice(2)}@example.com`;
+      const data = { email, message: `A message long enough to be fingerprinted ${Math.random()}.` };
+      const keys = velocityKeys(orgId, data);
+      expect(keys.fingerprint).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      const sightings = async () =>
+        t.deps.database.rows<{ key: string; n: number; org_id: string }>(
+          sql`select key, n, org_id from spam_sightings where key in (${keys.fingerprint}, ${keys.address}) order by key`,
+        );
+      const once = await post(f, data);
+      await post(f, { ...data, _test: true });
+      await flushSightings(t.deps.database);
+      expect(await sightings()).toEqual([]); // seen once (the test submission is not counted): nothing written
+      await post(f, data);
+      await post(f, data);
+      await flushSightings(t.deps.database);
+      const rows = await sightings();
+      expect(rows.map((r) => [r.key, Number(r.n)]).sort()).toEqual(
+        [
+          [keys.address, 3],
+          [keys.fingerprint, 3],
+        ].sort(),
+      );
+      expect(JSON.stringify(rows)).not.toContain('ada');
+      // The submission row keeps no hash any more (columns kept for older nodes only).
+      const [row] = await t.deps.database.rows<{ spam_fingerprint: string | null; spam_address: string | null }>(
+        sql`select spam_fingerprint, spam_address from submissions where id = ${once.json.submission_id}`,
+      );
+      expect(row).toEqual({ spam_fingerprint: null, spam_address: null });
+      // Erasing the address deletes its sightings, not the text's.
+      const erase = await t.api('POST', '/v1/submissions/erase', key, { json: { email } });
+      expect(erase.status).toBe(200);
+      expect((await sightings()).map((r) => r.key)).toEqual([keys.fingerprint]);
+      // Housekeeping deletes what is older than the window.
+      const later = { ...t.deps, now: () => new Date(Date.now() + 601_000) };
+      expect((await deleteOldSightings(later)).deleted).toBeGreaterThanOrEqual(1);
+      expect(await sightings()).toEqual([]);
+      // And nothing is kept of a deleted organization (cascade).
+      const org = await t.onboard();
+      const orgKey = org.key;
+      const of = (await t.api('POST', '/v1/forms', orgKey, { json: { name: 'Gone' } })).json.id as string;
+      for (let i = 0; i < 2; i += 1) await post(of, data);
+      await flushSightings(t.deps.database);
+      const orgRows = async () =>
+        (
+          await t.deps.database.rows<{ n: number }>(
+            sql`select count(*)::int as n from spam_sightings where org_id = ${org.verify.organization.id}`,
+          )
+        )[0].n;
+      expect(Number(await orgRows())).toBe(2);
+      await t.deps.database.rows(sql`delete from organizations where id = ${org.verify.organization.id}`);
+      expect(Number(await orgRows())).toBe(0);
+    },
+  );
+
+  it('nothing worth counting: no long text, no address', () => {
     expect(velocityKeys(orgId, { name: 'Ada', topic: 'sales' })).toEqual({ fingerprint: null, address: null });
   });
 });
