@@ -24,7 +24,7 @@ import { confirmVerdict, planSubmitterMail, sendsSubmitterMail } from '../servic
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
 import { renderAgeS, renderTokenKey } from '../spam/render-token.js';
-import { NO_VELOCITY_KEYS, recentVelocity, velocityKeysOf } from '../spam/velocity.js';
+import { NO_VELOCITY_KEYS, recentVelocity, type Velocity, velocityKeysOf } from '../spam/velocity.js';
 import { type SpamFacts, type SpamResult, spamFacts, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
 import { coerceFormData } from './coerce.js';
@@ -168,28 +168,32 @@ interface SpamLookups {
  * catch) and the render-token key (kept in the process, asked for only when a token came; checking
  * the token reads nothing). `retry`: the same submission decided again on a fresh entry.
  */
-async function spamLookups(
+function spamLookups(
   deps: Deps,
   entry: IntakeEntry,
   { data, control }: ReturnType<typeof fieldsOf>,
   now: Date,
   retry: boolean,
-): Promise<SpamLookups> {
+): SpamLookups | Promise<SpamLookups> {
   const orgId = entry.org.id;
   const facts = spamFacts(data);
   const keys = control.test || control.honeypotFilled ? NO_VELOCITY_KEYS : velocityKeysOf(orgId, facts);
   const modelOr = cachedModel(deps.database, orgId, Date.now());
   const velocityOr = recentVelocity(deps.database, orgId, keys, now, deps.config.spamVelocityWindowS, !retry);
   const keyOr = control.rendered === undefined ? null : renderTokenKey(deps.database);
+  const lookups = (model: BayesModel | null, velocity: Velocity | undefined, key: Buffer | null): SpamLookups => ({
+    model,
+    velocity,
+    renderAge:
+      key && control.rendered !== undefined ? renderAgeS(key, entry.form.id, control.rendered, now.getTime()) : null,
+    facts,
+  });
   // Usually nothing here reads (the model and the counts are kept in the process, no token came):
-  // then nothing is awaited either.
-  const [model, velocity, key] =
-    modelOr instanceof Promise || velocityOr instanceof Promise || keyOr
-      ? await Promise.all([modelOr, velocityOr, keyOr])
-      : [modelOr, velocityOr, null];
-  const renderAge =
-    key && control.rendered !== undefined ? renderAgeS(key, entry.form.id, control.rendered, now.getTime()) : null;
-  return { model, velocity, renderAge, facts };
+  // then no promise is made and nothing is awaited.
+  if (modelOr instanceof Promise || velocityOr instanceof Promise || keyOr) {
+    return Promise.all([modelOr, velocityOr, keyOr]).then(([model, velocity, key]) => lookups(model, velocity, key));
+  }
+  return lookups(modelOr, velocityOr, null);
 }
 
 /** Pure: reads nothing, awaits nothing. */
@@ -290,7 +294,8 @@ async function decideAndStore(
   authoritative = false,
 ): Promise<Outcome> {
   const fields = fieldsOf(entry, parsed);
-  const d = decide(deps, input, entry, parsed, now, fields, await spamLookups(deps, entry, fields, now, authoritative));
+  const lookups = spamLookups(deps, entry, fields, now, authoritative);
+  const d = decide(deps, input, entry, parsed, now, fields, lookups instanceof Promise ? await lookups : lookups);
   if (!authoritative && storesAtOnce(d)) return storeAtOnce(deps, d);
   if (d.idemKey) {
     const existing = await findByIdempotency(deps.database.db, entry.form.id, d.idemKey);

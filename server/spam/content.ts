@@ -69,7 +69,9 @@ function letterCounts(text: string): { letters: number; upper: number; nonSpace:
 }
 
 /** Whether one word makes up 40 % or more of a long text's words (of 3 letters or more). */
-function repeatsAWord(text: string): boolean {
+export function repeatsAWord(text: string): boolean {
+  const ascii = asciiWordCounts(text);
+  if (ascii) return ascii.top * 10 >= ascii.words * 4 && ascii.words >= 10;
   const ws = wordsOf(text);
   if (ws.length < 10) return false;
   const freq = new Map<string, number>();
@@ -81,6 +83,45 @@ function repeatsAWord(text: string): boolean {
     if (n > top) top = n;
   }
   return top * 10 >= ws.length * 4;
+}
+
+/** ASCII letters and digits: a word starts with one. */
+const alnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+/** `'`, `_` and `-` join a word's parts (wordsOf's joiners, less the typographic apostrophe). */
+const joiner = (c: number) => c === 39 || c === 95 || c === 45;
+
+/**
+ * The same words as wordsOf for an ASCII text (the common case), counted without the Unicode
+ * regular expression: how many words, and how often the most frequent one of 3 letters or more
+ * comes. Null as soon as a character is not ASCII (then wordsOf decides).
+ */
+function asciiWordCounts(text: string): { words: number; top: number } | null {
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 127) return null;
+  const lower = text.toLowerCase();
+  const freq = new Map<string, number>();
+  let words = 0;
+  let top = 0;
+  let i = 0;
+  while (i < lower.length) {
+    if (!alnum(lower.charCodeAt(i))) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    let end = i + 1; // after the last letter or digit: trailing joiners are not part of the word
+    for (i += 1; i < lower.length; i += 1) {
+      const c = lower.charCodeAt(i);
+      if (alnum(c)) end = i + 1;
+      else if (!joiner(c)) break;
+    }
+    words += 1;
+    if (end - start < 3) continue;
+    const w = lower.slice(start, end);
+    const n = (freq.get(w) ?? 0) + 1;
+    freq.set(w, n);
+    if (n > top) top = n;
+  }
+  return { words, top };
 }
 
 /**

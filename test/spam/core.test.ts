@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type BayesModel, chi2Q, classify } from '../../server/spam/bayes.js';
-import { contentSignals } from '../../server/spam/content.js';
+import { contentSignals, repeatsAWord } from '../../server/spam/content.js';
 import { compileList, listHit, listProblems } from '../../server/spam/lists.js';
 import { phraseSet } from '../../server/spam/phrases.js';
 import { textsOf, tokensOf, wordsOf } from '../../server/spam/tokens.js';
@@ -93,6 +93,54 @@ describe('content signals', () => {
     expect(codes(contentSignals(['buy buy buy buy buy buy now buy buy cheap buy']))).toContain('repeated_text');
     expect(codes(contentSignals(['$$$ %%% ### !!! 1234 5678 ***']))).toContain('mostly_symbols');
     expect(codes(contentSignals(['THIS IS AN AMAZING OFFER FOR YOU']))).toContain('all_caps');
+  });
+});
+
+describe('repeated words', () => {
+  // The rule, on wordsOf's words: 10 words or more, one of 3 letters or more making up 40 % of them.
+  const reference = (text: string) => {
+    const ws = wordsOf(text);
+    if (ws.length < 10) return false;
+    const freq = new Map<string, number>();
+    let top = 0;
+    for (const w of ws.filter((x) => x.length >= 3)) {
+      freq.set(w, (freq.get(w) ?? 0) + 1);
+      top = Math.max(top, freq.get(w) ?? 0);
+    }
+    return top * 10 >= ws.length * 4;
+  };
+
+  it('the ASCII fast path counts the same words as wordsOf (random texts, joiners, digits, capitals)', () => {
+    const alphabet = "abAB01-_' .,!zZ";
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let fired = 0;
+    const piece = () => {
+      let w = '';
+      for (let j = 1 + rand(6); j > 0; j -= 1) w += alphabet[rand(alphabet.length)];
+      return w;
+    };
+    for (let k = 0; k < 5000; k += 1) {
+      // A few random "words" (any of the characters, so joiners and separators inside them too),
+      // picked again and again: some texts repeat one enough, most do not.
+      const vocab = Array.from({ length: 2 + rand(5) }, piece);
+      const text = Array.from({ length: 1 + rand(20) }, () => vocab[rand(vocab.length)]).join(' .,'[rand(3)]);
+      expect(repeatsAWord(text), JSON.stringify(text)).toBe(reference(text));
+      if (reference(text)) fired += 1;
+    }
+    expect(fired).toBeGreaterThan(100);
+    expect(fired).toBeLessThan(4900);
+    for (const text of [
+      "don't-stop don't-stop don't-stop don't-stop a b c d e f g",
+      "Spam SPAM spam-- spam__ spam' eggs ham toast tea jam bread",
+      'caf\u00e9 caf\u00e9 caf\u00e9 caf\u00e9 x y z w v u t', // not ASCII: the regular expression decides
+      'it\u2019s it\u2019s it\u2019s it\u2019s a b c d e f g',
+    ]) {
+      expect(repeatsAWord(text), text).toBe(reference(text));
+    }
   });
 });
 
