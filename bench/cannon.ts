@@ -4,6 +4,7 @@
  * JSON line with the result on stdout.
  */
 import autocannon from 'autocannon';
+import { BROWSER_UA } from './config.js';
 
 export interface CannonJob {
   url: string;
@@ -42,7 +43,7 @@ async function run() {
   const r = await autocannon({
     url: job.url,
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': BROWSER_UA },
     body: job.body,
     connections: job.connections,
     ...(job.amount ? { amount: job.amount } : { duration: job.duration ?? 10 }),

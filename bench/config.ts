@@ -39,6 +39,8 @@ export interface BenchConfig {
   intakeRate: number | null;
   /** each pair's service run is followed by one on a form with `unique` and a route `match` */
   intakeVariant: boolean;
+  /** BENCH_BODY=same: every request the same person and text (a flood) instead of many people */
+  sameBody: boolean;
   /** restarts timed in the start part (its start_ms is their median) */
   starts: number;
   /** seconds after the last start before the boot RSS is read */
@@ -85,6 +87,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     intakeWorker: env.BENCH_INTAKE_WORKER !== 'false',
     intakeRate: env.BENCH_INTAKE_RATE ? num(env, 'BENCH_INTAKE_RATE', 0) : null,
     intakeVariant: env.BENCH_INTAKE_VARIANT !== 'false',
+    sameBody: env.BENCH_BODY === 'same',
     starts: Math.round(num(env, 'BENCH_STARTS', 3)),
     bootWaitS: num(env, 'BENCH_BOOT_WAIT_S', 30, 0),
   };
@@ -108,6 +111,8 @@ export const USAGE = `Settings (environment):
   BENCH_BACKLOG           deliveries released in the drain part (default 5000)
   BENCH_DRAIN_TIMEOUT_S   wait for the drain at most this long (default 300)
   BENCH_SETTLE_TIMEOUT_S  wait for a run's deliveries at most this long (default 180)
+  BENCH_BODY              same: every request of intake, e2e and drain is the same person posting the same text (a
+                          flood: velocity fires on all but the first 4); default: a different address and message each
   BENCH_INTAKE_VARIANT    false: no match + unique run after each service run (intake_match_unique_cpu_ratio: its
                           server CPU per stored submission over the plain form's, same pair)
   BENCH_INTAKE_WORKER     false: the intake runs start the service with WORKER=false, to measure intake alone
@@ -120,16 +125,28 @@ export const USAGE = `Settings (environment):
                           a change with the same bench
   BENCH_PROFILE_DIR       the server process of npm start writes a V8 CPU profile (<pid>.cpuprofile) there when it stops`;
 
-/** A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same object. */
-export function submissionBody(extra: Record<string, unknown> = {}): string {
+/** The User-Agent of the load's requests: a browser's, as a site's visitors send. */
+export const BROWSER_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+
+/**
+ * A ~300-byte contact-form submission; `extra` fields (sequence, send stamp) are added to the same
+ * object. `person` makes it one of many people's: it goes into the address and the message, so the
+ * spam step's velocity sees distinct senders and texts, as on a real site (`[<id>]` lets autocannon
+ * put a fresh id in each request). Without it, every request is the same person posting the same
+ * text (BENCH_BODY=same): a flood, which velocity counts (docs/performance.md).
+ */
+export function submissionBody(extra: Record<string, unknown> = {}, person?: string | number): string {
+  const who = person === undefined ? '' : `+${person}`;
+  const ref = person === undefined ? '' : ` (our reference ${person})`;
   return JSON.stringify({
     name: 'Ada Lovelace',
-    email: 'ada.lovelace@example.com',
+    email: `ada.lovelace${who}@example.com`,
     company: 'Analytical Engines Ltd',
     phone: '+44 20 7946 0958',
     topic: 'pricing',
     message:
-      'Hello! We would like to know more about the team plan and about routing submissions to our CRM. ' +
+      `Hello! We would like to know more about the team plan${ref} and about routing submissions to our CRM. ` +
       'Could someone get in touch this week? Thanks.',
     consent: true,
     ...extra,

@@ -37,7 +37,8 @@ export async function drainPhase(ctx: Ctx): Promise<DrainResult> {
   progress(`drain: submitting ${cfg.backlog}`);
   const r = await runCannon({
     url: `${svc.base}/s/${form}`,
-    body: submissionBody(),
+    body: cfg.sameBody ? submissionBody() : submissionBody({}, '[<id>]'),
+    idReplacement: !cfg.sameBody,
     connections: cfg.connections,
     amount: cfg.backlog,
   });

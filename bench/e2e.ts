@@ -34,15 +34,16 @@ export async function e2ePhase(ctx: Ctx): Promise<E2eResult> {
   const { cfg, receiver } = ctx;
   const svc = ctx.svc!;
   const tenant = ctx.tenant!;
+  const body = (extra: Record<string, unknown>) => submissionBody(extra, cfg.sameBody ? undefined : String(extra.seq));
   if (cfg.warmupS > 0) {
     const warm = await tenant.form('bench e2e warm-up');
     progress(`e2e warm-up ${cfg.warmupS} s at ${cfg.e2eRate}/s`);
-    const w = await paced(`${svc.base}/s/${warm}`, cfg.e2eRate, cfg.warmupS, submissionBody);
+    const w = await paced(`${svc.base}/s/${warm}`, cfg.e2eRate, cfg.warmupS, body);
     await settle(ctx, [{ form: warm, expected: w.accepted.size }], 'e2e warm-up');
   }
   const form = await tenant.form('bench e2e');
   progress(`e2e: ${cfg.e2eRate} req/s for ${cfg.e2eS} s`);
-  const res = await paced(`${svc.base}/s/${form}`, cfg.e2eRate, cfg.e2eS, submissionBody);
+  const res = await paced(`${svc.base}/s/${form}`, cfg.e2eRate, cfg.e2eS, body);
   svc.assertAlive();
   const tally = receiver.of(form);
   const arrived = () => [...res.accepted].filter((seq) => tally.latency.has(seq)).length;

@@ -274,12 +274,13 @@ export async function intakePhase(ctx: Ctx): Promise<IntakeResult> {
   const baseline = withBaseline ? await startBaseline(ctx) : null;
   const svc = withService ? ctx.svc! : null;
   const tenant = withService ? ctx.tenant! : null;
-  const body = submissionBody();
+  const body = cfg.sameBody ? submissionBody() : submissionBody({}, '[<id>]');
   const job = (url: string, duration: number, rate?: number | null) => ({
     url,
     body,
     connections: cfg.connections,
     duration,
+    idReplacement: !cfg.sameBody,
     ...(rate ? { rate } : {}),
   });
   /** every service form so far and the webhooks it should produce */

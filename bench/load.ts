@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { CannonJob, CannonResult } from './cannon.js';
+import { BROWSER_UA } from './config.js';
 import { type Child, killChild, nowMs, sleep, spawnTs } from './proc.js';
 
 /** The autocannon child in flight, so that a failure elsewhere can end it. */
@@ -72,7 +73,7 @@ export async function paced(
           .request({
             path: u.pathname,
             method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json' },
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': BROWSER_UA },
             body: body({ seq, sent_at: sentAt }),
             headersTimeout: 30_000,
             bodyTimeout: 30_000,

@@ -90,18 +90,51 @@ const alnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c 
 /** `'`, `_` and `-` join a word's parts (wordsOf's joiners, less the typographic apostrophe). */
 const joiner = (c: number) => c === 39 || c === 95 || c === 45;
 
+const BUCKETS = 64;
+const buckets = new Int32Array(BUCKETS);
+
 /**
  * The same words as wordsOf for an ASCII text (the common case), counted without the Unicode
  * regular expression: how many words, and how often the most frequent one of 3 letters or more
- * comes. Null as soon as a character is not ASCII (then wordsOf decides).
+ * comes. Null as soon as a character is not ASCII (then wordsOf decides). A first pass counts the
+ * words into a few buckets by a hash, without making a string: the fullest bucket bounds the most
+ * frequent word, so an ordinary text is settled there; only a text where it could reach 40 %
+ * counts its words exactly.
  */
 function asciiWordCounts(text: string): { words: number; top: number } | null {
-  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 127) return null;
+  buckets.fill(0);
+  let words = 0;
+  let fullest = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c > 127) return null;
+    if (!alnum(c)) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    let end = i + 1;
+    let h = 0x811c9dc5;
+    let hashed = i; // the characters hashed so far end here (a word's trailing joiners are not part of it)
+    for (i += 1; i < text.length; i += 1) {
+      const d = text.charCodeAt(i);
+      if (d > 127) return null;
+      if (alnum(d)) end = i + 1;
+      else if (!joiner(d)) break;
+    }
+    words += 1;
+    if (end - start < 3) continue;
+    for (; hashed < end; hashed += 1) h = Math.imul(h ^ (text.charCodeAt(hashed) | 32), 0x01000193);
+    const b = (h >>> 0) % BUCKETS;
+    buckets[b] += 1;
+    if (buckets[b] > fullest) fullest = buckets[b];
+  }
+  if (words < 10 || fullest * 10 < words * 4) return { words, top: fullest };
   const lower = text.toLowerCase();
   const freq = new Map<string, number>();
-  let words = 0;
   let top = 0;
-  let i = 0;
+  i = 0;
   while (i < lower.length) {
     if (!alnum(lower.charCodeAt(i))) {
       i += 1;
@@ -114,7 +147,6 @@ function asciiWordCounts(text: string): { words: number; top: number } | null {
       if (alnum(c)) end = i + 1;
       else if (!joiner(c)) break;
     }
-    words += 1;
     if (end - start < 3) continue;
     const w = lower.slice(start, end);
     const n = (freq.get(w) ?? 0) + 1;

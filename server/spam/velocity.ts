@@ -76,8 +76,15 @@ export interface Velocity {
 interface NodeState {
   /** this process's rows in spam_sightings (random per process) */
   node: string;
-  /** each key's last VELOCITY_LIMIT times, and the time of a sighting not written yet (see sighted) */
-  seen: Map<string, { times: number[]; lone: number | null }>;
+  /**
+   * Keys seen once, in a fixed table allocated once: a slot per hash of the key, holding a check
+   * code and the time. Nearly every submission's keys stop here, so they allocate nothing and leave
+   * the garbage collector nothing to trace (see sighted).
+   */
+  loneCode: Int32Array;
+  loneTime: Float64Array;
+  /** keys seen twice or more in the window: their last VELOCITY_LIMIT times */
+  seen: Map<string, number[]>;
   /** sightings to write at the next flush, per key */
   pending: Map<string, { orgId: string; n: number }>;
   flushing: NodeJS.Timeout | null;
@@ -89,14 +96,24 @@ interface NodeState {
 const OTHERS_TTL_MS = 1000;
 /** How often a node writes the sightings other nodes may need (only while it has some). */
 export const FLUSH_MS = 1000;
-/** Keys kept per database before the counter starts over (a flood of distinct texts cannot grow it without bound). */
+/** Repeated keys kept per database before that map starts over (a flood of distinct texts cannot grow it without bound). */
 const MAX_KEPT = 100_000;
+/** Slots of the table of keys seen once (2^18: 3 MB per process). */
+const LONE_SLOTS = 1 << 18;
 const states = new WeakMap<Database, NodeState>();
 
 function stateOf(database: Database): NodeState {
   let st = states.get(database);
   if (!st) {
-    st = { node: crypto.randomUUID(), seen: new Map(), pending: new Map(), flushing: null, others: new Map() };
+    st = {
+      node: crypto.randomUUID(),
+      loneCode: new Int32Array(LONE_SLOTS),
+      loneTime: new Float64Array(LONE_SLOTS),
+      seen: new Map(),
+      pending: new Map(),
+      flushing: null,
+      others: new Map(),
+    };
     states.set(database, st);
   }
   return st;
@@ -151,9 +168,13 @@ function added(others: Velocity, local: Velocity): Velocity {
 
 /**
  * One key's sightings in this process within the window (at most VELOCITY_LIMIT), this one added
- * when `record`. On PostgreSQL the sightings other nodes may need are queued for the next flush:
- * none while a key has been seen once in the window (the lone sighting, nearly every submission),
- * then that one and every later one.
+ * when `record`. A key's first sighting goes into the table of lone keys: its slot (by a hash of the
+ * key) keeps a check code and the time, and a later key landing in the same slot replaces it. So a
+ * lone sighting can be forgotten before the window ends when the table is busy (over a quarter of
+ * a million distinct texts and addresses in the window): the next sighting of that key then counts
+ * as a first one, one short. From the second sighting, the key's times are kept exactly. On
+ * PostgreSQL, the sightings other nodes may need are queued for the next flush from the second
+ * one on (that one and the lone one before it).
  */
 function sighted(
   database: Database,
@@ -167,19 +188,36 @@ function sighted(
 ): number {
   if (!key) return 0;
   const since = nowMs - windowMs;
-  const kept = st.seen.get(key);
-  const times = kept ? kept.times.filter((t) => t > since) : [];
-  if (!record) return Math.min(VELOCITY_LIMIT, times.length); // this post was counted on its first try
+  let times = st.seen.get(key)?.filter((t) => t > since);
+  if (times && !record) return Math.max(1, Math.min(VELOCITY_LIMIT, times.length)); // counted on its first try
+  // A repeated key whose times have all left the window is a lone one again.
+  if (times?.length === 0) {
+    st.seen.delete(key);
+    times = undefined;
+  }
+  const kept = times !== undefined;
+  if (times === undefined) {
+    // A retry of a post whose first try found no earlier sighting: it was the lone one.
+    if (!record) return 1;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i += 1) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const slot = h & (LONE_SLOTS - 1);
+    const code = Math.imul(h, 0x9e3779b1) | 1;
+    const before = st.loneCode[slot] === code ? st.loneTime[slot] : 0;
+    if (before <= since) {
+      st.loneCode[slot] = code;
+      st.loneTime[slot] = nowMs;
+      return 1;
+    }
+    st.loneCode[slot] = 0; // moved to the map
+    times = [before];
+  }
   times.push(nowMs);
   if (times.length > VELOCITY_LIMIT) times.shift();
-  let lone = kept && kept.lone !== null && kept.lone > since ? kept.lone : null;
-  if (times.length === 1) lone = nowMs;
-  else if (shared) {
-    queue(database, st, orgId, key, lone === null ? 1 : 2);
-    lone = null;
-  }
+  // The lone sighting is written with the second; after that, each one as it comes.
+  if (shared) queue(database, st, orgId, key, kept ? 1 : 2);
   if (!kept && st.seen.size >= MAX_KEPT) st.seen.clear();
-  st.seen.set(key, { times, lone });
+  st.seen.set(key, times);
   return times.length;
 }
 

@@ -8,6 +8,7 @@ import {
   fingerprintHash,
   flushSightings,
   recentVelocity,
+  type Velocity,
   velocityKeys,
 } from '../../server/spam/velocity.js';
 import { VELOCITY_LIMIT } from '../../server/spam/verdict.js';
@@ -223,6 +224,23 @@ describe("intake's kept spam state", () => {
     const count = recentVelocity(node, orgId, keys, new Date(), 600);
     expect(count).not.toBeInstanceOf(Promise);
     expect(count).toMatchObject({ sameContent: 1 });
+  });
+
+  it('counts a key seen once, then twice, within the window only, and a retry once', async () => {
+    const node = { ...t.deps.database, kind: 'pglite' as const }; // the in-process count alone
+    const keys = velocityKeys(orgId, { message: `Counted in the window ${Math.random()}`, email: 'w@example.com' });
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000);
+    const count = (s: number, record = true) => recentVelocity(node, orgId, keys, at(s), 600, record) as Velocity;
+    expect(count(0)).toEqual({ sameContent: 1, sameAddress: 1 });
+    expect(count(0, false)).toEqual({ sameContent: 1, sameAddress: 1 }); // the same post decided again
+    expect(count(700)).toEqual({ sameContent: 1, sameAddress: 1 }); // the first one left the window
+    expect(count(710)).toEqual({ sameContent: 2, sameAddress: 2 });
+    expect(count(710, false)).toEqual({ sameContent: 2, sameAddress: 2 });
+    for (let s = 720; s < 760; s += 10) count(s);
+    expect(count(760)).toEqual({ sameContent: VELOCITY_LIMIT, sameAddress: VELOCITY_LIMIT });
+    // Long after: all of them left the window, and it is a first sighting again.
+    expect(count(2000)).toEqual({ sameContent: 1, sameAddress: 1 });
+    expect(count(2001)).toEqual({ sameContent: 2, sameAddress: 2 });
   });
 });
 
