@@ -224,7 +224,7 @@ describe('the batched delivery pipeline', () => {
   });
 
   it('a long backlog for one destination does not hold up a new delivery to another', {
-    timeout: 180_000,
+    timeout: 60_000,
   }, async () => {
     // Destination A has far more due rows than one claim looks at.
     const { t, rx, orgId } = await setup();
@@ -250,7 +250,8 @@ describe('the batched delivery pipeline', () => {
     await until('the delivery to B', async () => other.hits.length === 1, 30_000);
     // B did not wait until A's backlog was (nearly) drained.
     expect(rx.hits.length).toBeLessThan(N / 2);
-    await allSent(t, orgId, N, 150_000);
+    // What A received meanwhile, each once (draining a backlog whole, each once, is the test above).
+    expect(Math.max(...count(rx.ids()).values())).toBe(1);
   });
 
   it('does not claim on every wake while the backlog holds only rows of a full queue', {
