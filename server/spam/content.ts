@@ -70,8 +70,7 @@ function letterCounts(text: string): { letters: number; upper: number; nonSpace:
 
 /** Whether one word makes up 40 % or more of a long text's words (of 3 letters or more). */
 export function repeatsAWord(text: string): boolean {
-  const ascii = asciiWordCounts(text);
-  if (ascii) return ascii.top * 10 >= ascii.words * 4 && ascii.words >= 10;
+  if (settledByBuckets(text)) return false;
   const ws = wordsOf(text);
   if (ws.length < 10) return false;
   const freq = new Map<string, number>();
@@ -94,66 +93,40 @@ const BUCKETS = 64;
 const buckets = new Int32Array(BUCKETS);
 
 /**
- * The same words as wordsOf for an ASCII text (the common case), counted without the Unicode
- * regular expression: how many words, and how often the most frequent one of 3 letters or more
- * comes. Null as soon as a character is not ASCII (then wordsOf decides). A first pass counts the
- * words into a few buckets by a hash, without making a string: the fullest bucket bounds the most
- * frequent word, so an ordinary text is settled there; only a text where it could reach 40 %
- * counts its words exactly.
+ * Whether an ASCII text (the common case) surely repeats no word enough, decided without the
+ * Unicode regular expression and without making a string: its words (as wordsOf finds them) are
+ * counted into a few buckets by a hash, and the fullest bucket bounds the most frequent word. False
+ * when the text is not ASCII or the bound could reach 40 %: then wordsOf counts exactly.
  */
-function asciiWordCounts(text: string): { words: number; top: number } | null {
+function settledByBuckets(text: string): boolean {
   buckets.fill(0);
   let words = 0;
   let fullest = 0;
   let i = 0;
   while (i < text.length) {
     const c = text.charCodeAt(i);
-    if (c > 127) return null;
+    if (c > 127) return false;
     if (!alnum(c)) {
       i += 1;
       continue;
     }
     const start = i;
-    let end = i + 1;
-    let h = 0x811c9dc5;
-    let hashed = i; // the characters hashed so far end here (a word's trailing joiners are not part of it)
+    let end = i + 1; // after the last letter or digit: trailing joiners are not part of the word
     for (i += 1; i < text.length; i += 1) {
       const d = text.charCodeAt(i);
-      if (d > 127) return null;
+      if (d > 127) return false;
       if (alnum(d)) end = i + 1;
       else if (!joiner(d)) break;
     }
     words += 1;
     if (end - start < 3) continue;
-    for (; hashed < end; hashed += 1) h = Math.imul(h ^ (text.charCodeAt(hashed) | 32), 0x01000193);
+    let h = 0x811c9dc5;
+    for (let k = start; k < end; k += 1) h = Math.imul(h ^ (text.charCodeAt(k) | 32), 0x01000193);
     const b = (h >>> 0) % BUCKETS;
     buckets[b] += 1;
     if (buckets[b] > fullest) fullest = buckets[b];
   }
-  if (words < 10 || fullest * 10 < words * 4) return { words, top: fullest };
-  const lower = text.toLowerCase();
-  const freq = new Map<string, number>();
-  let top = 0;
-  i = 0;
-  while (i < lower.length) {
-    if (!alnum(lower.charCodeAt(i))) {
-      i += 1;
-      continue;
-    }
-    const start = i;
-    let end = i + 1; // after the last letter or digit: trailing joiners are not part of the word
-    for (i += 1; i < lower.length; i += 1) {
-      const c = lower.charCodeAt(i);
-      if (alnum(c)) end = i + 1;
-      else if (!joiner(c)) break;
-    }
-    if (end - start < 3) continue;
-    const w = lower.slice(start, end);
-    const n = (freq.get(w) ?? 0) + 1;
-    freq.set(w, n);
-    if (n > top) top = n;
-  }
-  return { words, top };
+  return words < 10 || fullest * 10 < words * 4;
 }
 
 /**
