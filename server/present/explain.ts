@@ -315,12 +315,54 @@ const heldText = (d: DeliveryRow) =>
     ? 'Held until the submitter confirms.'
     : 'Held: its submission came in over the monthly quota (or awaits double opt-in); sent once released.';
 
+/**
+ * A stored attempt row is a sent delivery's successful attempt when it is `sent`, has the row's
+ * number and ended (started_at + latency_ms) within this of the row's sent_at: rounding to whole
+ * milliseconds is all that separates the two.
+ */
+export const SAME_ATTEMPT_MS = 2;
+
+/**
+ * A delivery's attempts with its successful one: the worker records a success on the delivery row
+ * alone (`attempts`, `sent_at`, `last_response`; worker/attempts.ts), so a sent delivery's last
+ * attempt is read from the row, unless its last stored row already is that attempt (written by a
+ * release before this one, or by a retry that then found the row still sent).
+ */
+export function withSentAttempt(d: DeliveryRow, stored: AttemptRowIn[]): AttemptRowIn[] {
+  if (d.status !== 'sent' || !d.sentAt) return stored;
+  const sentAt = d.sentAt.getTime();
+  const last = stored.at(-1);
+  if (
+    last &&
+    last.outcome === 'sent' &&
+    last.n === d.attempts &&
+    Math.abs(last.startedAt.getTime() + last.latencyMs - sentAt) < SAME_ATTEMPT_MS
+  )
+    return stored;
+  const latency = d.lastResponse?.latency_ms;
+  const code = d.lastResponse?.status_code;
+  const latencyMs = typeof latency === 'number' && Number.isFinite(latency) ? Math.max(0, Math.round(latency)) : 0;
+  return [
+    ...stored,
+    {
+      deliveryId: d.id,
+      n: d.attempts,
+      startedAt: new Date(sentAt - latencyMs),
+      latencyMs,
+      statusCode: typeof code === 'number' ? code : null,
+      error: null,
+      nextAttemptAt: null,
+      outcome: 'sent',
+    },
+  ];
+}
+
 export function presentDeliveries(input: ExplainInput): DeliveryOut[] {
   const byDelivery = new Map<string, AttemptRowIn[]>();
   for (const a of input.attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
   return input.deliveries.map((d) => {
     const dest = input.destinations.get(d.destinationId);
-    const attempts = byDelivery.get(d.id) ?? [];
+    const attempts = withSentAttempt(d, byDelivery.get(d.id) ?? []);
     return {
       id: d.id,
       route_id: d.routeId,

@@ -21,19 +21,13 @@ export interface Attempt {
  * destinations; written only when it did not already), and, where the outbox raises events, each
  * settled row appends its `delivery.sent` event and the system-webhook deliveries subscribed to it.
  * Rows another worker took over are left alone, and so are their event and its fan-out.
+ * A successful attempt writes no delivery_attempts row: the settled row itself (`attempts`,
+ * `sent_at`, `last_response`) is its record, which explain reads (attempts.ts).
  *
  * $1 [{id, attempts, response, at}] (with event_id, subject, data where the outbox raises
  * events), $2 [{id, org_id, webhook_id, event_id, at, payload}] (one per event and subscribed
  * webhook), $3 max attempts of those.
  */
-/** Route deliveries only: each settled row's attempt, for explain (delivery_attempts, migration 0023). */
-const ATTEMPTS = `, att as (
-    insert into delivery_attempts (org_id, delivery_id, n, started_at, latency_ms, status_code, error, next_attempt_at, outcome)
-    select upd.org_id, upd.id, v.attempts, v.at - make_interval(secs => (v.response->>'latency_ms')::float8 / 1000),
-      greatest(0, round((v.response->>'latency_ms')::numeric))::int, (v.response->>'status_code')::int, null, null, 'sent'
-    from upd join v on v.id = upd.id
-  )`;
-
 function sentText(o: Outbox) {
   const ev = o.events ? ', event_id text, subject jsonb, data jsonb' : '';
   const evCols = o.events ? ', v.event_id, v.subject, v.data' : '';
@@ -64,7 +58,7 @@ function sentText(o: Outbox) {
     update ${o.targetTable} set health = 'ok'${verified}, consecutive_failures = 0, failing_since = null
     where id in (select target_id from upd)
       and (health <> 'ok'${unverified} or consecutive_failures <> 0 or failing_since is not null)
-  )${o.kind === 'delivery' ? ATTEMPTS : ''}${events}
+  )${events}
   select (select count(*) from upd)::int as settled, ${o.events ? '(select count(*) from hk)::int' : '0'} as dispatched`;
 }
 

@@ -78,7 +78,8 @@ export async function settleAttempt(
       .where(and(eq(rows.id, row.id), eq(rows.status, 'sending'), eq(rows.attempts, row.attempts)))
       .returning({ id: rows.id });
     if (!updated.length) return { dispatched: 0, retryAt: null }; // another worker took the row after our lease ran out
-    if (kind === 'delivery')
+    // A success is recorded by the row itself (sent_at, last_response; attempts.ts), a failure by an attempt row.
+    if (kind === 'delivery' && outcome !== 'sent')
       await tx.insert(deliveryAttempts).values(attemptRow(row, r, now, next, outcome, lastError));
     const attempt: Attempt = { tx, kind, row, r, now };
     if (r.ok) return { dispatched: await targetSent(attempt), retryAt: null };

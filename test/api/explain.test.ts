@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deliveryAttempts } from '../../server/db/schema.js';
+import { deliveries, deliveryAttempts } from '../../server/db/schema.js';
 import { quotaApp } from '../helpers/quota.js';
 import { fileReceivers, until } from '../helpers/receiver.js';
 import { tenantApp } from '../helpers/tenant.js';
@@ -62,6 +62,31 @@ const sent = (id: string) =>
   });
 
 const check = (e: Explanation, name: string) => e.checks.find((c) => c.check === name);
+
+/** A receiver's answers: 500 to its first request, 202 to every later one. */
+function failOnce() {
+  let n = 0;
+  return () => (n++ === 0 ? { status: 500, body: 'down' } : { status: 202, body: 'ok' });
+}
+
+/** The delivery's stored attempt rows, oldest first. */
+const storedAttempts = (deliveryId: string) =>
+  t.deps.database.db
+    .select()
+    .from(deliveryAttempts)
+    .where(eq(deliveryAttempts.deliveryId, deliveryId))
+    .orderBy(asc(deliveryAttempts.id));
+
+/** Retries a delivery by hand and polls until the retry was sent and explained with `sentCount` successes. */
+async function retrySent(submissionId: string, deliveryId: string, sentCount: number) {
+  const r = await t.api('POST', `/v1/deliveries/${deliveryId}/retry`, key);
+  expect(r.status, r.text).toBe(202);
+  return until('sent again', async () => {
+    const x = await explain(submissionId);
+    const d = x.deliveries[0];
+    return d.status === 'sent' && d.attempts.filter((a) => a.outcome === 'sent').length === sentCount ? x : null;
+  });
+}
 
 describe('GET /v1/submissions/{id}/explain', () => {
   it('a received and sent submission: checks passed, the route planned, one recorded attempt with status and latency', async () => {
@@ -191,21 +216,81 @@ describe('GET /v1/submissions/{id}/explain', () => {
   });
 
   it('erasure deletes the attempts of the erased submission', async () => {
-    const hook = await receiver();
+    const hook = await receiver(failOnce());
     const { formId } = await routedForm(hook.url);
     const id = await submit(formId, { email: 'erase.me@example.com' });
     const e = await sent(id);
     const deliveryId = e.deliveries[0].id;
     const kept = () =>
       t.deps.database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId));
-    expect(await kept()).toHaveLength(1);
+    // The failed first attempt is a row; the success is the delivery row itself.
+    expect((await kept()).length).toBeGreaterThan(0);
     const r = await t.api('POST', '/v1/submissions/erase', key, { json: { email: 'erase.me@example.com' } });
     expect(r.status, r.text).toBe(200);
     expect(await kept()).toHaveLength(0);
   });
 
+  it('a sent delivery stores no attempt row: explain reads its success from the delivery row, failures from theirs', async () => {
+    const hook = await receiver(failOnce());
+    const { formId } = await routedForm(hook.url);
+    const id = await submit(formId, { message: 'fails, then sent' });
+    const e = await sent(id);
+    const [d] = e.deliveries;
+    const rows = await storedAttempts(d.id);
+    expect(rows.map((a) => a.outcome)).toEqual(rows.map(() => 'failed'));
+    expect(rows[0]).toMatchObject({ n: 1, statusCode: 500 });
+    expect(d.attempts).toHaveLength(rows.length + 1);
+    expect(d.attempts.at(-1)).toMatchObject({ n: rows.length + 1, status_code: 202, outcome: 'sent', error: null });
+    expect(d.attempts[0]).toMatchObject({ n: 1, status_code: 500, outcome: 'failed' });
+  });
+
+  it("a retry of a sent delivery writes the first run's success down before the new run; each run's success is shown once", async () => {
+    const hook = await receiver(() => ({ status: 202, body: 'ok' }));
+    const { formId } = await routedForm(hook.url);
+    const id = await submit(formId, { message: 'sent, then sent again' });
+    const first = (await sent(id)).deliveries[0];
+    expect((await storedAttempts(first.id)).filter((a) => a.outcome === 'sent')).toHaveLength(0);
+    const firstSuccess = first.attempts.at(-1);
+    const again = (await retrySent(id, first.id, 2)).deliveries[0];
+    const kept = (await storedAttempts(first.id)).filter((a) => a.outcome === 'sent');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ n: firstSuccess?.n, statusCode: 202, latencyMs: firstSuccess?.latency_ms });
+    expect(again.attempts.filter((a) => a.outcome === 'sent')).toEqual([
+      expect.objectContaining({ ...firstSuccess }),
+      expect.objectContaining({ status_code: 202, outcome: 'sent' }),
+    ]);
+    await retrySent(id, first.id, 3);
+    expect((await storedAttempts(first.id)).filter((a) => a.outcome === 'sent')).toHaveLength(2);
+  });
+
+  it('a success row written by an earlier release is not shown twice nor written again by a retry', async () => {
+    const hook = await receiver(() => ({ status: 202, body: 'ok' }));
+    const { formId } = await routedForm(hook.url);
+    const id = await submit(formId, { message: 'an older row' });
+    const d = (await sent(id)).deliveries[0];
+    const success = d.attempts.at(-1);
+    const [row] = await t.deps.database.db.select().from(deliveries).where(eq(deliveries.id, d.id));
+    // As the earlier release wrote it: started the float latency before sent_at, latency rounded.
+    const latency = Number(row.lastResponse?.latency_ms);
+    await t.deps.database.db.insert(deliveryAttempts).values({
+      orgId: row.orgId,
+      deliveryId: d.id,
+      n: row.attempts,
+      startedAt: new Date((row.sentAt as Date).getTime() - latency),
+      latencyMs: Math.max(0, Math.round(latency)),
+      statusCode: 202,
+      error: null,
+      nextAttemptAt: null,
+      outcome: 'sent',
+    });
+    expect((await explain(id)).deliveries[0].attempts).toHaveLength(d.attempts.length);
+    expect((await explain(id)).deliveries[0].attempts.at(-1)).toMatchObject({ n: success?.n, outcome: 'sent' });
+    await retrySent(id, d.id, 2);
+    expect((await storedAttempts(d.id)).filter((a) => a.outcome === 'sent')).toHaveLength(1);
+  });
+
   it('deleting a form deletes the attempts of its deliveries', async () => {
-    const hook = await receiver();
+    const hook = await receiver(failOnce());
     const { formId } = await routedForm(hook.url);
     const id = await submit(formId, { message: 'goes with its form' });
     const e = await sent(id);
