@@ -41,6 +41,8 @@ export interface PacedResult {
   maxLagMs: number;
   /** the first answer that was not 2xx "ok" (status and body, cut), or the first error */
   sample: string | null;
+  /** ms from handing each accepted request to the pool to its whole answer read */
+  answerMs: number[];
 }
 
 /**
@@ -57,7 +59,16 @@ export async function paced(
   const u = new URL(url);
   const pool = new Pool(u.origin, { connections: 32, keepAliveTimeout: 30_000 });
   const count = Math.round(rate * seconds);
-  const out: PacedResult = { sent: 0, accepted: new Set(), non2xx: 0, notOk: 0, errors: 0, maxLagMs: 0, sample: null };
+  const out: PacedResult = {
+    sent: 0,
+    accepted: new Set(),
+    non2xx: 0,
+    notOk: 0,
+    errors: 0,
+    maxLagMs: 0,
+    sample: null,
+    answerMs: [],
+  };
   const inflight: Promise<void>[] = [];
   const start = nowMs();
   try {
@@ -82,6 +93,7 @@ export async function paced(
             const text = await res.body.text();
             const ok2xx = res.statusCode >= 200 && res.statusCode < 300;
             if (ok2xx && text.includes('"ok":true')) {
+              out.answerMs.push(nowMs() - sentAt);
               out.accepted.add(seq);
               return;
             }
