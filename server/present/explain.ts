@@ -320,15 +320,18 @@ const heldText = (d: DeliveryRow) =>
  * number and ended (started_at + latency_ms) within this of the row's sent_at: rounding to whole
  * milliseconds is all that separates the two.
  */
-export const SAME_ATTEMPT_MS = 2;
+const SAME_ATTEMPT_MS = 2;
 
 /**
  * A delivery's attempts with its successful one: the worker records a success on the delivery row
  * alone (`attempts`, `sent_at`, `last_response`; worker/attempts.ts), so a sent delivery's last
  * attempt is read from the row, unless its last stored row already is that attempt (written by a
- * release before this one, or by a retry that then found the row still sent).
+ * release before this one, or by trimAttempts before a retry or replay; worker/attempts.ts).
  */
-export function withSentAttempt(d: DeliveryRow, stored: AttemptRowIn[]): AttemptRowIn[] {
+export function withSentAttempt(
+  d: Pick<DeliveryRow, 'id' | 'status' | 'sentAt' | 'attempts' | 'lastResponse'>,
+  stored: AttemptRowIn[],
+): AttemptRowIn[] {
   if (d.status !== 'sent' || !d.sentAt) return stored;
   const sentAt = d.sentAt.getTime();
   const last = stored.at(-1);

@@ -1,7 +1,7 @@
-import { inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts } from '../db/schema.js';
-import { SAME_ATTEMPT_MS } from '../present/explain.js';
+import { withSentAttempt } from '../present/explain.js';
 
 /**
  * The kept attempts of route deliveries (delivery_attempts, migration 0023; docs/explain.md). The
@@ -26,33 +26,54 @@ export const KEPT_ATTEMPTS = 40;
  */
 export async function trimAttempts(tx: Db, deliveryIds: string[]) {
   if (!deliveryIds.length) return;
-  const ids = sql.join(
-    deliveryIds.map((id) => sql`${id}`),
-    sql`, `,
-  );
-  // started_at + latency_ms = sent_at, as explain's sentAttempt reads it (latency in whole ms).
-  await tx.execute(sql`
-    insert into delivery_attempts (org_id, delivery_id, n, started_at, latency_ms, status_code, error, next_attempt_at, outcome)
-    select d.org_id, d.id, d.attempts, d.sent_at - make_interval(secs => l.ms / 1000.0), l.ms,
-      case when jsonb_typeof(d.last_response->'status_code') = 'number' then (d.last_response->>'status_code')::numeric::int end,
-      null, null, 'sent'
-    from deliveries d
-    cross join lateral (
-      select case when jsonb_typeof(d.last_response->'latency_ms') = 'number'
-        then greatest(0, round((d.last_response->>'latency_ms')::numeric))::int else 0 end as ms
-    ) l
-    where d.id in (${ids}) and d.status = 'sent' and d.sent_at is not null
-      and not exists (
-        select 1 from delivery_attempts a
-        where a.delivery_id = d.id and a.outcome = 'sent' and a.n = d.attempts
-          and abs(extract(epoch from a.started_at + make_interval(secs => a.latency_ms / 1000.0) - d.sent_at)) < ${SAME_ATTEMPT_MS / 1000}
-      )`);
+  await keepSentAttempts(tx, deliveryIds);
   await tx.execute(sql`
     delete from delivery_attempts a
-    where a.delivery_id in (${ids})
+    where a.delivery_id in (${sql.join(
+      deliveryIds.map((id) => sql`${id}`),
+      sql`, `,
+    )})
       and a.id not in (
         select b.id from delivery_attempts b where b.delivery_id = a.delivery_id order by b.id desc limit ${KEPT_ATTEMPTS}
       )`);
+}
+
+/**
+ * Writes down the successful attempt of each sent delivery among the ids, as explain reads it from
+ * the row (withSentAttempt), unless its latest stored success already is that attempt.
+ */
+async function keepSentAttempts(tx: Db, deliveryIds: string[]) {
+  const sent = await tx
+    .select({
+      id: deliveries.id,
+      orgId: deliveries.orgId,
+      status: deliveries.status,
+      sentAt: deliveries.sentAt,
+      attempts: deliveries.attempts,
+      lastResponse: deliveries.lastResponse,
+    })
+    .from(deliveries)
+    .where(and(inArray(deliveries.id, deliveryIds), eq(deliveries.status, 'sent')));
+  if (!sent.length) return;
+  const successes = await tx
+    .select()
+    .from(deliveryAttempts)
+    .where(
+      and(
+        inArray(
+          deliveryAttempts.deliveryId,
+          sent.map((d) => d.id),
+        ),
+        eq(deliveryAttempts.outcome, 'sent'),
+      ),
+    )
+    .orderBy(asc(deliveryAttempts.id));
+  const missing = sent.flatMap((d) => {
+    const stored = successes.filter((a) => a.deliveryId === d.id);
+    const all = withSentAttempt(d, stored);
+    return all.length > stored.length ? [{ ...all[all.length - 1], orgId: d.orgId }] : [];
+  });
+  if (missing.length) await tx.insert(deliveryAttempts).values(missing);
 }
 
 /** Deletes the attempts of the deliveries `where` selects: before those deliveries are deleted or erased. */
