@@ -113,9 +113,11 @@ describe('slack and discord deliveries through the worker', () => {
       cron: '* * * * *',
       timezone: 'UTC',
     });
+    // Switched off while the closed period is seeded: the running worker's own digest planning
+    // must not take the period with only some of its submissions.
     await t.deps.database.db
       .update(routes)
-      .set({ createdAt: new Date(Date.now() - 600_000) })
+      .set({ createdAt: new Date(Date.now() - 600_000), enabled: false })
       .where(eq(routes.id, routeId));
     const periodStart = new Date(Math.floor((Date.now() - 60_000) / 60_000) * 60_000);
     for (let i = 0; i < 3; i++) {
@@ -126,6 +128,7 @@ describe('slack and discord deliveries through the worker', () => {
         receivedAt: new Date(periodStart.getTime() + 1000 * (i + 1)),
       });
     }
+    await t.deps.database.db.update(routes).set({ enabled: true }).where(eq(routes.id, routeId));
     await planDigests(t.deps);
     await hook.waitFor((reqs) => reqs.length >= 1);
     const [msg] = hook.requests;
