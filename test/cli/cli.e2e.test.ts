@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, killServer, startServer } from '../helpers/process.js';
 import { startReceiver, until } from '../helpers/receiver.js';
+import { serverDatabase } from '../helpers/scratch-db.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 
 type Run = { code: number | null; stdout: string; stderr: string };
@@ -64,6 +65,8 @@ describe('formsvc CLI against a running server', () => {
       () => smtp.close(),
       () => receiver.close(),
     );
+    const db = await serverDatabase();
+    cleanups.push(() => db.drop());
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     const server = startServer({
@@ -71,7 +74,7 @@ describe('formsvc CLI against a running server', () => {
       HOST: '127.0.0.1',
       PUBLIC_BASE_URL: base,
       DATA_DIR: path.join(dir, 'data'),
-      ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+      ...db.env,
       SMTP_URL: smtp.url,
       MAIL_TRANSPORT: 'smtp',
       OUTBOUND_ALLOW_PRIVATE: 'true',

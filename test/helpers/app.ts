@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import type { Deps } from '../../server/core/deps.js';
@@ -14,6 +13,7 @@ import type { IntakeLoad } from '../../server/worker/intake-load.js';
 import { createOutbound } from '../../server/worker/outbound.js';
 import { Worker } from '../../server/worker/worker.js';
 import { checkResponse } from './responses.js';
+import { createScratchDatabase } from './scratch-db.js';
 import { startSmtpSink } from './smtp.js';
 
 export type TestEnv = Awaited<ReturnType<typeof startTestApp>>;
@@ -142,30 +142,6 @@ export async function startTestApp(env: Record<string, string> = {}) {
       await own?.drop();
       await smtp.close();
       fs.rmSync(filesDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A fresh database next to the one TEST_DATABASE_URL names; drop() removes it. */
-export async function createScratchDatabase(url: string) {
-  const name = `${new URL(url).pathname.slice(1) || 'formsvc'}_${crypto.randomBytes(5).toString('hex')}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const scratch = new URL(url);
-  scratch.pathname = `/${name}`;
-  return {
-    url: scratch.toString(),
-    async drop() {
-      const a = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        await a.unsafe(`drop database if exists "${name}" with (force)`);
-      } finally {
-        await a.end();
-      }
     },
   };
 }

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { freePort, healthy, http, killServer, loopbackServerEnv, onboardOver, startServer } from './process.js';
+import { serverDatabase } from './scratch-db.js';
 import { startSmtpSink } from './smtp.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -15,7 +16,7 @@ export const noBrowser = !fs.existsSync(CHROMIUM) && !process.env.CI;
 
 /**
  * A real server (`dist/server/main.js`, as `npm start` runs it) on loopback with its own data
- * folder (or TEST_DATABASE_URL's PostgreSQL), an SMTP sink, and Debian's Chromium driven by
+ * folder (or a database of its own on TEST_DATABASE_URL's PostgreSQL), an SMTP sink, and Debian's Chromium driven by
  * puppeteer-core. `close()` ends all three.
  */
 export async function startBrowserStack(env: Record<string, string> = {}) {
@@ -23,12 +24,14 @@ export async function startBrowserStack(env: Record<string, string> = {}) {
   const cleanups: Array<() => unknown> = [];
   const smtp = await startSmtpSink();
   cleanups.push(() => smtp.close());
+  const db = await serverDatabase();
+  cleanups.push(() => db.drop());
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server: ChildProcess = startServer({
     ...loopbackServerEnv(port, smtp.url),
     DATA_DIR: path.join(dir, 'data'),
-    ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+    ...db.env,
     ...env,
   });
   cleanups.push(() => killServer(server));

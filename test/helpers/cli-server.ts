@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, healthy, killServer, loopbackServerEnv, onboardOver, startServer } from './process.js';
+import { serverDatabase } from './scratch-db.js';
 import { startSmtpSink } from './smtp.js';
 
 export type Run = { code: number | null; stdout: string; stderr: string };
 
 /**
- * A real server process (on TEST_DATABASE_URL when set) with one onboarded key, and `cli` to run
+ * A real server process (on a database of its own on TEST_DATABASE_URL's server when set) with one onboarded key, and `cli` to run
  * `bin/formsvc.js` against it with that key and a profile file of its own. `close` stops it all.
  */
 export async function cliServer(name: string) {
@@ -16,12 +17,14 @@ export async function cliServer(name: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `formsvc-${name}-`));
   const smtp = await startSmtpSink();
   cleanups.push(() => smtp.close());
+  const db = await serverDatabase();
+  cleanups.push(() => db.drop());
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = startServer({
     ...loopbackServerEnv(port, smtp.url),
     DATA_DIR: path.join(dir, 'data'),
-    ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+    ...db.env,
   });
   cleanups.push(() => killServer(server));
   await healthy(base);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, http, killServer, onboardOver, startServer } from '../helpers/process.js';
+import { serverDatabase } from '../helpers/scratch-db.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 
 /**
@@ -20,6 +21,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('rate limit across two processes
   }, async () => {
     const smtp = await startSmtpSink();
     cleanups.push(() => smtp.close());
+    // One database of their own for both processes: another suite's posts never count against the limit.
+    const db = await serverDatabase();
+    cleanups.push(() => db.drop());
     const bases: string[] = [];
     for (const worker of ['true', 'false']) {
       const port = await freePort();
@@ -30,7 +34,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('rate limit across two processes
         HOST: '127.0.0.1',
         PUBLIC_BASE_URL: base,
         DATA_DIR: dataDir,
-        DATABASE_URL: process.env.TEST_DATABASE_URL as string,
+        ...db.env,
         SMTP_URL: smtp.url,
         MAIL_TRANSPORT: 'smtp',
         WORKER: worker,

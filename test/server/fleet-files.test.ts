@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from '../helpers/app.js';
 import {
   freePort,
   healthy,
@@ -14,6 +13,7 @@ import {
   startServer,
 } from '../helpers/process.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { createScratchDatabase } from '../helpers/scratch-db.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, healthy, http, killServer, onboardOver, startServer } from '../helpers/process.js';
 import { startReceiver, until } from '../helpers/receiver.js';
+import { serverDatabase } from '../helpers/scratch-db.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 
 describe('a server killed while deliveries are sending', () => {
@@ -20,6 +21,8 @@ describe('a server killed while deliveries are sending', () => {
     cleanups.push(() => hook.close());
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'formsvc-crash-'));
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const db = await serverDatabase();
+    cleanups.push(() => db.drop());
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = {
@@ -34,10 +37,10 @@ describe('a server killed while deliveries are sending', () => {
       WORKER_LEASE_MS: '1500',
       WEBHOOK_TIMEOUT_MS: '30000',
       OUTBOUND_ALLOW_PRIVATE: 'true',
-      // Other suites share a PostgreSQL test database, and their code requests come from this IP too.
+      // Other suites' code requests come from this IP too.
       CODE_REQUESTS_PER_IP: '100000',
       SIGN_IN_TRIES_PER_IP: '100000',
-      ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+      ...db.env,
     };
     const first = startServer(env);
     cleanups.push(() => killServer(first));
