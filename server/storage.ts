@@ -68,6 +68,13 @@ export function createLocalStorage(root: string): AttachmentStorage {
       const hash = crypto.createHash('sha256');
       let size = 0;
       let tooLarge = false;
+      // The file is opened asynchronously: removing it before the stream has closed could run before
+      // the open creates it, and leave a .part behind. So close first, then remove.
+      const discard = async () => {
+        out.destroy();
+        await closed.catch(() => {});
+        await fsp.rm(tmp, { force: true });
+      };
       try {
         // destroyOnReturn false: leaving the loop early must not destroy the caller's stream (see write()).
         for await (const chunk of source.iterator({ destroyOnReturn: false })) {
@@ -82,8 +89,7 @@ export function createLocalStorage(root: string): AttachmentStorage {
         }
         if (tooLarge) {
           drain(source);
-          out.destroy();
-          await fsp.rm(tmp, { force: true });
+          await discard();
           return { sizeBytes: size, sha256: '', tooLarge: true, key };
         }
         out.end();
@@ -91,8 +97,7 @@ export function createLocalStorage(root: string): AttachmentStorage {
         await fsp.rename(tmp, file);
         return { sizeBytes: size, sha256: hash.digest('hex'), tooLarge: false, key };
       } catch (err) {
-        out.destroy();
-        await fsp.rm(tmp, { force: true }).catch(() => {});
+        await discard().catch(() => {});
         throw err;
       }
     },

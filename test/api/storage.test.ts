@@ -71,6 +71,17 @@ describe('local attachment storage', () => {
     expect(source.readableEnded).toBe(true);
   });
 
+  it('over maxBytes on the first chunk: leaves no temp file, though the file was still being opened', async () => {
+    // The write stream opens its file asynchronously; removing the temp file before it has closed
+    // once let the open create it afterwards (a .part left behind, seen in CI).
+    for (let i = 0; i < 20; i++) {
+      const r = await storage.write(`org_d/fl_${i}`, Readable.from([Buffer.alloc(20_000)]), 10);
+      expect(r.tooLarge).toBe(true);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // an open still queued would land by now
+    expect(files(path.join(root, 'org_d'))).toEqual([]);
+  });
+
   it('drains a busboy file stream so the rest of the multipart body is still parsed', async () => {
     const boundary = 'XyZ';
     const big = Buffer.alloc(300_000, 'a');
