@@ -143,7 +143,10 @@ export function contentSignals(texts: readonly string[]): Signal[] {
   let repeated = false;
   let symbols = false;
   let caps = false;
-  const seenLong = new Map<string, number>();
+  // The same long text three times needs three long texts: the usual message has one, and is not copied.
+  let longTexts = 0;
+  for (const text of texts) if (text.length >= 40) longTexts += 1;
+  const seenLong = longTexts >= 3 ? new Map<string, number>() : null;
   for (const text of texts) {
     if (text.length > 6 && text.includes('http')) {
       const hosts = linkHosts(text);
@@ -155,10 +158,12 @@ export function contentSignals(texts: readonly string[]): Signal[] {
     }
     if (text.length >= 40) {
       if (!repeated && repeatsAWord(text)) repeated = true;
-      const key = text.trim().toLowerCase();
-      const n = (seenLong.get(key) ?? 0) + 1;
-      seenLong.set(key, n);
-      if (n >= 3) repeated = true;
+      if (seenLong) {
+        const key = text.trim().toLowerCase();
+        const n = (seenLong.get(key) ?? 0) + 1;
+        seenLong.set(key, n);
+        if (n >= 3) repeated = true;
+      }
     }
     if (text.length < 20 || (symbols && caps)) continue;
     const { letters, upper, nonSpace } = letterCounts(text);

@@ -52,7 +52,8 @@ export function emailsOf(data: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const v of Object.values(data)) {
     for (const s of Array.isArray(v) ? v : [v]) {
-      if (typeof s === 'string' && s.length <= 320) {
+      // An address has an @: the other values are passed over without a lowercased copy.
+      if (typeof s === 'string' && s.length <= 320 && s.includes('@')) {
         const t = s.trim().toLowerCase();
         if (EMAIL_RE.test(t)) out.push(t);
       }
