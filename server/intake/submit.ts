@@ -24,7 +24,7 @@ import { confirmVerdict, planSubmitterMail, sendsSubmitterMail } from '../servic
 import type { BayesModel } from '../spam/bayes.js';
 import { cachedModel } from '../spam/learn.js';
 import { renderAgeS, renderTokenKey } from '../spam/render-token.js';
-import { NO_VELOCITY_KEYS, recentVelocity, type Velocity, velocityKeysOf } from '../spam/velocity.js';
+import { counterKeysOf, NO_COUNTER_KEYS, recentVelocity, type Velocity } from '../spam/velocity.js';
 import { type SpamFacts, type SpamResult, spamFacts, spamVerdict } from '../spam/verdict.js';
 import { formNotFound, type IntakeEntry, loadEntry, StaleEntry } from './cache.js';
 import { coerceFormData } from './coerce.js';
@@ -177,9 +177,9 @@ function spamLookups(
 ): SpamLookups | Promise<SpamLookups> {
   const orgId = entry.org.id;
   const facts = spamFacts(data);
-  const keys = control.test || control.honeypotFilled ? NO_VELOCITY_KEYS : velocityKeysOf(orgId, facts);
+  const keys = control.test || control.honeypotFilled ? NO_COUNTER_KEYS : counterKeysOf(orgId, facts);
   const modelOr = cachedModel(deps.database, orgId, Date.now());
-  const velocityOr = recentVelocity(deps.database, orgId, keys, now, deps.config.spamVelocityWindowS, !retry);
+  const velocityOr = recentVelocity(deps.database, keys, now, deps.config.spamVelocityWindowS, !retry);
   const keyOr = control.rendered === undefined ? null : renderTokenKey(deps.database);
   const lookups = (model: BayesModel | null, velocity: Velocity | undefined, key: Buffer | null): SpamLookups => ({
     model,

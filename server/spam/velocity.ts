@@ -63,6 +63,147 @@ export function velocityKeysOf(orgId: string, { texts, emails }: SpamFacts): Vel
   };
 }
 
+/**
+ * The keys this process counts by: the same texts and address as VelocityKeys, as two 32-bit hashes
+ * each (53 bits kept), computed over the characters without a copy and without SHA-256. Nearly
+ * every submission's keys are seen once, so only these are made; the stored keys (SHA-256, which
+ * the other nodes compute too) are derived from the facts when a key is written or read, from its
+ * second sighting on PostgreSQL.
+ */
+export interface CounterKeys {
+  fingerprint: number | null;
+  address: number | null;
+  orgId: string;
+  facts: SpamFacts;
+  /** the stored keys, once computed */
+  stored?: VelocityKeys;
+}
+
+export const NO_COUNTER_KEYS: CounterKeys = {
+  fingerprint: null,
+  address: null,
+  orgId: '',
+  facts: { texts: [], emails: [] },
+  stored: NO_VELOCITY_KEYS,
+};
+
+function fmix(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/**
+ * Two independent 32-bit hashes of a text (FNV-1a and a multiply-xorshift), after a seed: the
+ * organization and the kind of key, as the stored keys are salted. With `normalized`, the text is
+ * hashed as normalize() would give it (lowercased, each run of white space one space, trimmed)
+ * without making that copy, for ASCII; `hashed` then reads -1 for a text that is not ASCII (the
+ * caller normalizes it and hashes the copy). Results in `hashed` (the two hashes, the length
+ * hashed, and whether the text could be a whole address: an @ and no inner space).
+ */
+const hashed = { a: 0, b: 0, n: 0, address: false };
+
+/** The hash state after the last organization's id (intake hashes several keys of one organization in a row). */
+const seeded = { orgId: '', h1: 0, h2: 0 };
+
+function hashInto(orgId: string, kind: number, text: string, normalized: boolean) {
+  if (seeded.orgId !== orgId) {
+    let s1 = 0x811c9dc5 | 0;
+    let s2 = 0x9747b28c | 0;
+    for (let i = 0; i < orgId.length; i += 1) {
+      s1 = Math.imul(s1 ^ orgId.charCodeAt(i), 0x01000193);
+      s2 = Math.imul(s2 ^ orgId.charCodeAt(i), 0x5bd1e995);
+      s2 ^= s2 >>> 15;
+    }
+    seeded.orgId = orgId;
+    seeded.h1 = s1;
+    seeded.h2 = s2;
+  }
+  // then the kind of key (1 a text, 2 an address) and a newline
+  let h1 = Math.imul(Math.imul(seeded.h1 ^ kind, 0x01000193) ^ 10, 0x01000193);
+  let h2 = Math.imul(seeded.h2 ^ kind, 0x5bd1e995);
+  h2 ^= h2 >>> 15;
+  h2 = Math.imul(h2 ^ 10, 0x5bd1e995);
+  h2 ^= h2 >>> 15;
+  let n = 0;
+  let space = false;
+  let inner = false;
+  let at = false;
+  for (let i = 0; i < text.length; i += 1) {
+    let c = text.charCodeAt(i);
+    if (normalized) {
+      if (c > 127) {
+        hashed.n = -1;
+        return;
+      }
+      if (c === 32 || (c >= 9 && c <= 13)) {
+        space = n > 0;
+        continue;
+      }
+      if (space) {
+        h1 = Math.imul(h1 ^ 32, 0x01000193);
+        h2 = Math.imul(h2 ^ 32, 0x5bd1e995);
+        h2 ^= h2 >>> 15;
+        n += 1;
+        space = false;
+        inner = true;
+      }
+      if (c >= 65 && c <= 90) c += 32;
+      else if (c === 64) at = true;
+    }
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 15;
+    n += 1;
+  }
+  hashed.a = fmix(h1);
+  hashed.b = fmix(h2);
+  hashed.n = n;
+  hashed.address = at && !inner;
+}
+
+/** 53 bits of the two hashes: a Map key and a slot of the table of lone keys, with no string made. */
+const counterKey = (a: number, b: number) => a * 2 ** 21 + (b >>> 11);
+
+/** The counter keys of a submission's texts and addresses (the stored keys' equivalents: the same text, the same key). */
+export function counterKeysOf(orgId: string, facts: SpamFacts): CounterKeys {
+  const { texts, emails } = facts;
+  let a = 0;
+  let b = 0;
+  let long = 0;
+  for (const text of texts) {
+    if (text.length < MIN_FINGERPRINT_CHARS) continue;
+    hashInto(orgId, 1, text, true);
+    if (hashed.n < 0) {
+      // Not ASCII: normalized by the stored keys' own function, then hashed as it is.
+      const t = normalize(text);
+      if (t.length < MIN_FINGERPRINT_CHARS || emails.includes(t)) continue;
+      hashInto(orgId, 1, t, false);
+    } else if (hashed.n < MIN_FINGERPRINT_CHARS) continue;
+    // A whole address is left out (an @ and no inner space: normalized, it is trimmed and lowercased).
+    else if (hashed.address && emails.length && emails.includes(text.trim().toLowerCase())) continue;
+    // A sum of the texts' hashes: the same texts in any order are the same key.
+    a = (a + hashed.a) >>> 0;
+    b = (b + hashed.b) >>> 0;
+    long += 1;
+  }
+  const fingerprint = long ? counterKey(a, b) : null;
+  let address: number | null = null;
+  if (emails.length) {
+    hashInto(orgId, 2, emails[0], false);
+    address = counterKey(hashed.a, hashed.b);
+  }
+  return { fingerprint, address, orgId, facts };
+}
+
+/** The stored keys of counter keys (SHA-256, computed once, only when a sighting is shared). */
+function storedKeys(keys: CounterKeys): VelocityKeys {
+  keys.stored ??= velocityKeysOf(keys.orgId, keys.facts);
+  return keys.stored;
+}
+
 export interface Velocity {
   sameContent: number;
   sameAddress: number;
@@ -84,7 +225,7 @@ interface NodeState {
   loneCode: Int32Array;
   loneTime: Float64Array;
   /** keys seen twice or more in the window: their last VELOCITY_LIMIT times */
-  seen: Map<string, number[]>;
+  seen: Map<number, number[]>;
   /** sightings to write at the next flush, per key */
   pending: Map<string, { orgId: string; n: number }>;
   flushing: NodeJS.Timeout | null;
@@ -129,8 +270,7 @@ function stateOf(database: Database): NodeState {
  */
 export function recentVelocity(
   database: Database,
-  orgId: string,
-  keys: VelocityKeys,
+  keys: CounterKeys,
   now: Date,
   windowS: number,
   record = true,
@@ -141,8 +281,8 @@ export function recentVelocity(
   const windowMs = windowS * 1000;
   const shared = database.kind === 'postgres';
   const local = {
-    sameContent: sighted(database, st, orgId, keys.fingerprint, nowMs, windowMs, record, shared),
-    sameAddress: sighted(database, st, orgId, keys.address, nowMs, windowMs, record, shared),
+    sameContent: sighted(database, st, keys, 'fingerprint', nowMs, windowMs, record, shared),
+    sameAddress: sighted(database, st, keys, 'address', nowMs, windowMs, record, shared),
   };
   // PGlite: one process per database (its lock), so this process's count is the whole count.
   // PostgreSQL: text or an address this node has not seen before in the window (nearly every
@@ -152,7 +292,7 @@ export function recentVelocity(
   const memoKey = `${keys.fingerprint}|${keys.address}`;
   const hit = st.others.get(memoKey);
   if (hit && nowMs - hit.at < OTHERS_TTL_MS) return added(hit.counts, local);
-  return countOthers(database, st.node, keys, new Date(nowMs - windowMs)).then((counts) => {
+  return countOthers(database, st.node, storedKeys(keys), new Date(nowMs - windowMs)).then((counts) => {
     if (st.others.size >= MAX_KEPT) st.others.clear();
     st.others.set(memoKey, { at: nowMs, counts });
     return added(counts, local);
@@ -168,25 +308,26 @@ function added(others: Velocity, local: Velocity): Velocity {
 
 /**
  * One key's sightings in this process within the window (at most VELOCITY_LIMIT), this one added
- * when `record`. A key's first sighting goes into the table of lone keys: its slot (by a hash of the
- * key) keeps a check code and the time, and a later key landing in the same slot replaces it. So a
+ * when `record`. A key's first sighting goes into the table of lone keys: its slot (18 bits of the
+ * counter key) keeps a check code (32 other bits) and the time, and a later key landing in the same slot replaces it. So a
  * lone sighting can be forgotten before the window ends when the table is busy (over a quarter of
  * a million distinct texts and addresses in the window): the next sighting of that key then counts
  * as a first one, one short. From the second sighting, the key's times are kept exactly. On
  * PostgreSQL, the sightings other nodes may need are queued for the next flush from the second
- * one on (that one and the lone one before it).
+ * one on (that one and the lone one before it), by their stored keys (SHA-256, computed then).
  */
 function sighted(
   database: Database,
   st: NodeState,
-  orgId: string,
-  key: string | null,
+  keys: CounterKeys,
+  which: 'fingerprint' | 'address',
   nowMs: number,
   windowMs: number,
   record: boolean,
   shared: boolean,
 ): number {
-  if (!key) return 0;
+  const key = keys[which];
+  if (key === null) return 0;
   const since = nowMs - windowMs;
   let times = st.seen.get(key)?.filter((t) => t > since);
   if (times && !record) return Math.max(1, Math.min(VELOCITY_LIMIT, times.length)); // counted on its first try
@@ -199,10 +340,8 @@ function sighted(
   if (times === undefined) {
     // A retry of a post whose first try found no earlier sighting: it was the lone one.
     if (!record) return 1;
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i += 1) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-    const slot = h & (LONE_SLOTS - 1);
-    const code = Math.imul(h, 0x9e3779b1) | 1;
+    const slot = key % LONE_SLOTS;
+    const code = Math.floor(key / 2 ** 21) | 1;
     const before = st.loneCode[slot] === code ? st.loneTime[slot] : 0;
     if (before <= since) {
       st.loneCode[slot] = code;
@@ -215,7 +354,7 @@ function sighted(
   times.push(nowMs);
   if (times.length > VELOCITY_LIMIT) times.shift();
   // The lone sighting is written with the second; after that, each one as it comes.
-  if (shared) queue(database, st, orgId, key, kept ? 1 : 2);
+  if (shared) queue(database, st, keys.orgId, storedKeys(keys)[which] as string, kept ? 1 : 2);
   if (!kept && st.seen.size >= MAX_KEPT) st.seen.clear();
   st.seen.set(key, times);
   return times.length;

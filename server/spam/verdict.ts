@@ -51,15 +51,17 @@ const DAY_S = 86_400;
 export function emailsOf(data: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const v of Object.values(data)) {
-    for (const s of Array.isArray(v) ? v : [v]) {
-      // An address has an @: the other values are passed over without a lowercased copy.
-      if (typeof s === 'string' && s.length <= 320 && s.includes('@')) {
-        const t = s.trim().toLowerCase();
-        if (EMAIL_RE.test(t)) out.push(t);
-      }
-    }
+    if (typeof v === 'string') addEmail(out, v);
+    else if (Array.isArray(v)) for (const s of v) if (typeof s === 'string') addEmail(out, s);
   }
   return out;
+}
+
+function addEmail(out: string[], s: string) {
+  // An address has an @: the other values are passed over without a lowercased copy.
+  if (s.length > 320 || !s.includes('@')) return;
+  const t = s.trim().toLowerCase();
+  if (EMAIL_RE.test(t)) out.push(t);
 }
 
 /** What the signals read of a submission's data: its string values and its whole-value addresses. */

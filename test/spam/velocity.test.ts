@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cachedModel, learnMark, MODEL_CHECK_MS } from '../../server/spam/learn.js';
 import { textsOf, tokensOf } from '../../server/spam/tokens.js';
 import {
+  counterKeysOf,
   deleteOldSightings,
   fingerprintHash,
   flushSightings,
@@ -11,7 +12,7 @@ import {
   type Velocity,
   velocityKeys,
 } from '../../server/spam/velocity.js';
-import { VELOCITY_LIMIT } from '../../server/spam/verdict.js';
+import { spamFacts, VELOCITY_LIMIT } from '../../server/spam/verdict.js';
 import { tenantApp } from '../helpers/tenant.js';
 
 const { t, key, otherKey, orgId } = await tenantApp();
@@ -90,8 +91,9 @@ describe('velocity across an organization’s forms', () => {
     // Another node: the same database, its own in-process counter (kept per Database object).
     const otherNode = { ...t.deps.database };
     const now = new Date();
-    const first = await recentVelocity(otherNode, orgId, keys, now, 600);
-    const second = await recentVelocity(otherNode, orgId, keys, now, 600);
+    const counted = counterKeysOf(orgId, spamFacts({ message: text }));
+    const first = await recentVelocity(otherNode, counted, now, 600);
+    const second = await recentVelocity(otherNode, counted, now, 600);
     // Its first sighting costs no read: it knows only itself.
     expect(first?.sameContent).toBe(1);
     // From the second, PostgreSQL's written sightings of the other node count (4 + its own 2,
@@ -220,17 +222,18 @@ describe("intake's kept spam state", () => {
     expect(cachedModel(node, orgId, nowMs + MODEL_CHECK_MS + 2)).toBe(later);
     expect(await later).toBe(model);
 
-    const keys = velocityKeys(orgId, { message: `A first sighting of this text ${Math.random()}` });
-    const count = recentVelocity(node, orgId, keys, new Date(), 600);
+    const keys = counterKeysOf(orgId, spamFacts({ message: `A first sighting of this text ${Math.random()}` }));
+    const count = recentVelocity(node, keys, new Date(), 600);
     expect(count).not.toBeInstanceOf(Promise);
     expect(count).toMatchObject({ sameContent: 1 });
   });
 
   it('counts a key seen once, then twice, within the window only, and a retry once', async () => {
     const node = { ...t.deps.database, kind: 'pglite' as const }; // the in-process count alone
-    const keys = velocityKeys(orgId, { message: `Counted in the window ${Math.random()}`, email: 'w@example.com' });
+    const data = { message: `Counted in the window ${Math.random()}`, email: 'w@example.com' };
+    const keys = counterKeysOf(orgId, spamFacts(data));
     const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000);
-    const count = (s: number, record = true) => recentVelocity(node, orgId, keys, at(s), 600, record) as Velocity;
+    const count = (s: number, record = true) => recentVelocity(node, keys, at(s), 600, record) as Velocity;
     expect(count(0)).toEqual({ sameContent: 1, sameAddress: 1 });
     expect(count(0, false)).toEqual({ sameContent: 1, sameAddress: 1 }); // the same post decided again
     expect(count(700)).toEqual({ sameContent: 1, sameAddress: 1 }); // the first one left the window
@@ -268,5 +271,67 @@ describe('the velocity keys', () => {
     }
     expect(base.fingerprint).toBe(reference(orgId, 'text', 'buy cheap followers now for your account today'));
     expect(velocityKeys(orgId, { message: 'Buy cheap followers later for your account today' })).not.toEqual(base);
+  });
+
+  it('counted in the process by hashes of their own: equal exactly when the stored keys are, however the texts are written', () => {
+    // Variants of a few texts (spacing, capitals, non-ASCII, an address, several texts in either
+    // order): two submissions share a counter key exactly when they share the stored (SHA-256) key.
+    const bases = [
+      'Buy cheap followers now for your account today',
+      'Buy cheap followers later for your account today',
+      'Buy cheap followers now for your account',
+      'Café Ünïcode followers for your account',
+      'Write to x@y.io about your account today',
+      'someone.long@example.com',
+      'too short to count',
+    ];
+    const spaces = [' ', ' ', ' ', '  ', '\t', '\n ', '\u00a0', '\u3000'];
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const variant = (base: string) =>
+      (rnd(4) === 0 ? ' ' : '') +
+      base
+        .split(' ')
+        .map((w) => (rnd(3) === 0 ? w.toUpperCase() : rnd(3) === 0 ? w.toLowerCase() : w))
+        .map((w, i, all) => w + (i < all.length - 1 ? spaces[rnd(spaces.length)] : ''))
+        .join('') +
+      (rnd(4) === 0 ? '\n' : '');
+    const samples: Record<string, unknown>[] = [];
+    for (let i = 0; i < 3000; i += 1) {
+      const data: Record<string, unknown> = { message: variant(bases[rnd(bases.length)]) };
+      if (rnd(3) === 0) data[rnd(2) ? 'other' : 'another'] = variant(bases[rnd(bases.length)]);
+      if (rnd(4) === 0) data.email = rnd(2) ? 'SomeOne.Long@Example.com' : 'bob@example.org';
+      samples.push(data);
+    }
+    const stored = new Map<string, string>();
+    const counted = new Map<string, string>();
+    for (const data of samples) {
+      const facts = spamFacts(data);
+      const s = velocityKeys(orgId, data);
+      const c = counterKeysOf(orgId, facts);
+      expect(c.fingerprint === null).toBe(s.fingerprint === null);
+      expect(c.address === null).toBe(s.address === null);
+      for (const [mine, theirs] of [
+        [`f${c.fingerprint}`, `f${s.fingerprint}`],
+        [`a${c.address}`, `a${s.address}`],
+      ]) {
+        // one stored key per counter key, and one counter key per stored key
+        expect(counted.get(mine) ?? theirs).toBe(theirs);
+        expect(stored.get(theirs) ?? mine).toBe(mine);
+        counted.set(mine, theirs);
+        stored.set(theirs, mine);
+      }
+    }
+    // The same text in another organization is another key.
+    const data = { message: 'Buy cheap followers now for your account today' };
+    expect(counterKeysOf('org_other', spamFacts(data)).fingerprint).not.toBe(
+      counterKeysOf(orgId, spamFacts(data)).fingerprint,
+    );
+    // Many variants of each text, and texts with and without a stored key (fingerprints and addresses).
+    expect(counted.size).toBeGreaterThan(20);
+    expect(counted.size).toBeLessThan(100);
   });
 });
