@@ -1,6 +1,8 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { type BayesModel, chi2Q, classify } from '../../server/spam/bayes.js';
 import { contentSignals, repeatsAWord } from '../../server/spam/content.js';
+import { disposableDomain } from '../../server/spam/disposable.js';
 import { compileList, listHit, listProblems } from '../../server/spam/lists.js';
 import { phraseSet } from '../../server/spam/phrases.js';
 import { textsOf, tokensOf, wordsOf } from '../../server/spam/tokens.js';
@@ -237,5 +239,43 @@ describe('the learning filter', () => {
     );
     expect(fine.reasons).toEqual(['many_links', 'learned_ham']);
     expect(fine.score).toBeLessThan(0.5 * 0.6);
+  });
+});
+
+describe('the disposable-domain list', () => {
+  it('answers as a plain set of the package does: every listed domain, its subdomains, and nothing else', () => {
+    const listed = (createRequire(import.meta.url)('disposable-email-domains') as string[]).map((d) => d.toLowerCase());
+    const set = new Set(listed);
+    const reference = (domain: string): string | null => {
+      let d = domain.toLowerCase();
+      for (;;) {
+        if (set.has(d)) return d;
+        const dot = d.indexOf('.');
+        if (dot < 0) return null;
+        d = d.slice(dot + 1);
+      }
+    };
+    expect(listed.length).toBeGreaterThan(50_000);
+    for (const d of listed) expect(disposableDomain(d)).toBe(d);
+    let seed = 11;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const probes = ['example.com', 'gmail.com', 'Mailinator.COM', 'a.b.mailinator.com', 'com', 'localhost', ''];
+    for (let i = 0; i < 20_000; i += 1) {
+      const d = listed[rnd(listed.length)];
+      // a subdomain, the domain with a letter changed or dropped, and another ending
+      probes.push(`mx${i}.${d}`, d.slice(0, -1), `x${d}`, d.replace(/\.[^.]+$/, '.zz'), d.toUpperCase());
+    }
+    let hits = 0;
+    for (const d of probes) {
+      const want = reference(d);
+      if (want) hits += 1;
+      expect(disposableDomain(d)).toBe(want);
+    }
+    // both answers are exercised
+    expect(hits).toBeGreaterThan(40_000);
+    expect(probes.length - hits).toBeGreaterThan(20_000);
   });
 });
