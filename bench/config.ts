@@ -10,8 +10,11 @@ export const PARTS = [
   'attachments',
   'pow',
   'spam',
+  'ab',
 ] as const;
 export type Part = (typeof PARTS)[number];
+/** Parts a run without BENCH_ONLY leaves out: ab needs the checkouts it compares (BENCH_AB). */
+const NOT_BY_DEFAULT: readonly Part[] = ['ab'];
 
 export interface BenchConfig {
   /** set: PostgreSQL (a fresh database on that server); unset: embedded PGlite in a temp DATA_DIR */
@@ -41,6 +44,8 @@ export interface BenchConfig {
   intakeVariant: boolean;
   /** BENCH_BODY=same: every request the same person and text (a flood) instead of many people */
   sameBody: boolean;
+  /** the ab part's sides: a name and a checkout each (empty dir: this one) */
+  abSides: { name: string; dir: string }[];
   /** restarts timed in the start part (its start_ms is their median) */
   starts: number;
   /** seconds after the last start before the boot RSS is read */
@@ -56,7 +61,7 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
 }
 
 function parts(raw: string | undefined): Set<Part> {
-  if (!raw) return new Set(PARTS);
+  if (!raw) return new Set(PARTS.filter((p) => !NOT_BY_DEFAULT.includes(p)));
   const out = new Set<Part>();
   for (const p of raw.split(',').map((s) => s.trim().toLowerCase())) {
     if (!p) continue;
@@ -67,6 +72,18 @@ function parts(raw: string | undefined): Set<Part> {
   }
   if (!out.size) throw new Error('BENCH_ONLY names no part');
   return out;
+}
+
+/** BENCH_AB: name=dir,name=dir (names of letters, digits and _; an empty dir is this checkout). */
+function abSides(raw: string | undefined): { name: string; dir: string }[] {
+  if (!raw) return [];
+  return raw.split(',').map((item) => {
+    const eq = item.indexOf('=');
+    const name = (eq < 0 ? item : item.slice(0, eq)).trim();
+    if (!/^\w{1,20}$/.test(name))
+      throw new Error(`BENCH_AB: "${item}" is not name=dir (a name of letters, digits and _)`);
+    return { name, dir: eq < 0 ? '' : item.slice(eq + 1).trim() };
+  });
 }
 
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
@@ -88,6 +105,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     intakeRate: env.BENCH_INTAKE_RATE ? num(env, 'BENCH_INTAKE_RATE', 0) : null,
     intakeVariant: env.BENCH_INTAKE_VARIANT !== 'false',
     sameBody: env.BENCH_BODY === 'same',
+    abSides: abSides(env.BENCH_AB),
     starts: Math.round(num(env, 'BENCH_STARTS', 3)),
     bootWaitS: num(env, 'BENCH_BOOT_WAIT_S', 30, 0),
   };
@@ -121,6 +139,10 @@ export const USAGE = `Settings (environment):
   BENCH_INTAKE_RATE       the measured intake runs (not the warm-up) send this many requests per second instead of as many as
                           the server answers: the CPU per stored submission of two checkouts compared below saturation,
                           where the machine's two cores are not fought over (the ratio is then near 1 and means nothing)
+  BENCH_AB                name=dir,name=dir: the ab part (only with BENCH_ONLY=ab, never by default) runs every
+                          checkout's \`npm start\` at once and posts to them in turn, each at BENCH_E2E_RATE for
+                          BENCH_E2E_S after BENCH_WARMUP_S: the intake's answer time of each side, and the first
+                          side's over each other's (ab_<a>_over_<b>); an empty dir is this checkout
   BENCH_SERVICE_DIR       run another checkout's \`npm start\` as the service (built there), to compare code before and after
                           a change with the same bench
   BENCH_PROFILE_DIR       the server process of npm start writes a V8 CPU profile (<pid>.cpuprofile) there when it stops`;

@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import { startSmtpSink } from '../test/helpers/smtp.js';
+import { type AbResult, abPhase, abReport } from './ab.js';
 import { type AttachmentKindResult, attachmentsPhase, attachmentsReport } from './attachments.js';
 import { type BenchConfig, loadBenchConfig, USAGE } from './config.js';
 import { type DashboardResult, dashboardPhase, dashboardReport } from './dashboard.js';
@@ -30,6 +31,7 @@ interface Results {
   dashboard?: DashboardResult;
   attachments?: AttachmentKindResult[];
   pow?: PowResult;
+  ab?: AbResult;
   spam?: SpamBenchResult;
 }
 
@@ -268,6 +270,11 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
     out.push(...d.lines);
     figures.push(...d.figures);
   }
+  if (res.ab) {
+    const d = abReport(res.ab);
+    out.push(...d.lines);
+    figures.push(...d.figures);
+  }
   if (notes.length) out.push('', 'Notes', ...notes.map((n) => `- ${n}`));
   const named = figures.map(
     ([n, v]) =>
@@ -277,7 +284,12 @@ function report(cfg: BenchConfig, root: Root, res: Results, notes: string[]) {
           ? 'NaN'
           : fmt(
               v,
-              n === 'intake_vs_baseline' || n === 'spam_cpu_ratio' || n === 'intake_match_unique_cpu_ratio' ? 3 : 2,
+              n === 'intake_vs_baseline' ||
+                n === 'spam_cpu_ratio' ||
+                n === 'intake_match_unique_cpu_ratio' ||
+                n.includes('_over_')
+                ? 3
+                : 2,
             ),
       ] as const,
   );
@@ -347,6 +359,7 @@ async function main() {
     if (cfg.parts.has('dashboard')) res.dashboard = await dashboardPhase(root, smtp, receiver.url, clean);
     if (cfg.parts.has('attachments')) res.attachments = await attachmentsPhase(root, smtp, receiver.url, clean);
     if (cfg.parts.has('pow')) res.pow = await powPhase();
+    if (cfg.parts.has('ab')) res.ab = await abPhase(cfg, root, smtp, receiver.url, clean);
     if (cfg.parts.has('spam')) {
       const spam = await spamPhase(cfg, root, smtp, receiver.url, clean);
       res.spam = spam.result;
