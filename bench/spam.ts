@@ -3,10 +3,13 @@
  * spam signal with a trained model, in the same run, alternating. Both take the same ordinary
  * contact-form body (stored as received on both), so the difference is what the verdict costs.
  */
+
+import type { Database } from '../server/db/client.js';
 import type { BayesModel } from '../server/spam/bayes.js';
 import { spamPolicyOf } from '../server/spam/policy.js';
 import { textsOf, tokensOf } from '../server/spam/tokens.js';
-import { spamVerdict } from '../server/spam/verdict.js';
+import { counterKeysOf, recentVelocity, type Velocity } from '../server/spam/velocity.js';
+import { spamFacts, spamVerdict } from '../server/spam/verdict.js';
 import type { startSmtpSink } from '../test/helpers/smtp.js';
 import type { BenchConfig } from './config.js';
 import { submissionBody } from './config.js';
@@ -35,6 +38,8 @@ export interface SpamBenchResult {
   marks: number;
   /** spamVerdict alone in this process, CPU µs per call: the plain form's policy, and every signal with the model */
   verdictUs: { plain: number; spam: number };
+  /** the whole step on the plain form, run cold (caches swept first), wall µs per call: median, and the timing's own */
+  coldUs: { step: number; empty: number };
 }
 
 /** The model the marks of our corpus's first `marks` training lines make, counted here as learn.ts counts them. */
@@ -77,6 +82,59 @@ function verdictMicro(): { plain: number; spam: number } {
     out[name] = (c.user + c.system) / n;
   }
   return out;
+}
+
+/**
+ * The whole spam step as intake runs it on the plain form (the facts, the velocity keys and count,
+ * the verdict), each call after a sweep of 64 MB that evicts the caches and the address
+ * translations, as the other processes of a machine do between two requests at 50/s: the step's
+ * cost on a request then is mostly the memory it reaches (code, tables, pages), not its loops
+ * (docs/spam.md, "Measured again (2026-11-29, a sixth machine)"). Median wall µs over alternated
+ * calls of the step and of an empty function (the timing's own cost).
+ */
+function stepCold(): { step: number; empty: number } {
+  const policy = spamPolicyOf({}, {});
+  // a stand-in for the server's database: PGlite's kind keeps the count in this process
+  const database = { kind: 'pglite' } as Database;
+  const bodies = Array.from({ length: 2000 }, (_, i) => submissionBody({ seq: i }, `cold${i}`));
+  const step = (body: string) => {
+    const data = JSON.parse(body) as Record<string, unknown>;
+    const now = new Date();
+    const t0 = process.hrtime.bigint();
+    const facts = spamFacts(data);
+    const velocity = recentVelocity(database, counterKeysOf('org_bench_cold', facts), now, 600);
+    const v = spamVerdict(
+      {
+        data,
+        facts,
+        honeypotFilled: false,
+        userAgent: 'bench',
+        ip: '127.0.0.1',
+        renderAgeS: null,
+        model: null,
+        velocity: velocity as Velocity | undefined,
+      },
+      policy,
+    );
+    const t = Number(process.hrtime.bigint() - t0) / 1000;
+    return v.score >= 0 ? t : Number.NaN;
+  };
+  const empty = (body: string) => {
+    const data = JSON.parse(body) as Record<string, unknown>;
+    const t0 = process.hrtime.bigint();
+    const t = Number(process.hrtime.bigint() - t0) / 1000;
+    return data ? t : Number.NaN;
+  };
+  for (let i = 0; i < 20_000; i += 1) step(bodies[i % bodies.length]); // optimized, as in a running server
+  const sweep = new Float64Array((64 << 20) / 8);
+  const times = { step: [] as number[], empty: [] as number[] };
+  for (let i = 0; i < 1000; i += 1) {
+    for (const which of i % 2 ? (['step', 'empty'] as const) : (['empty', 'step'] as const)) {
+      for (let k = i & 7; k < sweep.length; k += 8) sweep[k] += 1; // one write per cache line
+      times[which].push((which === 'step' ? step : empty)(bodies[(i * 7) % bodies.length]));
+    }
+  }
+  return { step: median(times.step), empty: median(times.empty) };
 }
 
 /** Requests per second of each run: below saturation, where CPU per submission means something. */
@@ -173,8 +231,11 @@ export async function spamPhase(cfg: BenchConfig, root: Root, smtp: Smtp, hookUr
     }
   }
   await svc.stop();
-  progress('spam: the verdict alone, in process');
-  return { result: { runs, rate, marks: MARKS, verdictUs: verdictMicro() } satisfies SpamBenchResult, notes };
+  progress('spam: the verdict alone, in process, warm and cold');
+  return {
+    result: { runs, rate, marks: MARKS, verdictUs: verdictMicro(), coldUs: stepCold() } satisfies SpamBenchResult,
+    notes,
+  };
 }
 
 const perSubmissionUs = (r: SpamRun) => (r.stored ? (1000 * r.cpuMs) / r.stored : Number.NaN);
@@ -196,6 +257,8 @@ export function spamReport(res: SpamBenchResult) {
     `spam / plain (medians): ${fmt(ratio, 3)}`,
     `the verdict alone (spamVerdict in the bench process, CPU µs per call on the same body): plain form ` +
       `${fmt(res.verdictUs.plain, 1)}, every signal with the trained model ${fmt(res.verdictUs.spam, 1)}`,
+    `the whole step cold (facts, velocity, verdict on the plain form, each call after a 64 MB sweep; wall µs, ` +
+      `median): ${fmt(res.coldUs.step - res.coldUs.empty, 1)} (the timing alone ${fmt(res.coldUs.empty, 1)})`,
   ];
   const figures: [string, number | null][] = [
     ['spam_cpu_us_per_submission_plain', plain],
@@ -203,6 +266,7 @@ export function spamReport(res: SpamBenchResult) {
     ['spam_cpu_ratio', ratio],
     ['spam_verdict_us_plain', res.verdictUs.plain],
     ['spam_verdict_us_spam', res.verdictUs.spam],
+    ['spam_step_cold_us', res.coldUs.step - res.coldUs.empty],
   ];
   return { lines, figures };
 }

@@ -14,6 +14,7 @@ import { createLogger, type Logger } from './log.js';
 import { createMailer } from './mail.js';
 import { collectWhenIdle } from './memory.js';
 import { warmDisposable } from './spam/disposable.js';
+import { warmVelocity } from './spam/velocity.js';
 import { createOutbound } from './worker/outbound.js';
 import { createWaker } from './worker/wake.js';
 import { WAKE_CHANNEL, Worker } from './worker/worker.js';
@@ -154,8 +155,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const { address, port } = listening.address;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   log.info(`formsvc listening on ${url} (ROLE=${config.role}, public base ${config.publicBaseUrl})`);
-  // The disposable-domain list is loaded now, not on the first submission that needs it.
+  // The disposable-domain list is loaded now, not on the first submission that needs it; so is
+  // velocity's table of lone keys, its pages written once (the first write to a page costs a
+  // fault: paid here, not by the first thousands of submissions).
   warmDisposable();
+  if (config.role !== 'worker') warmVelocity(db);
   const releaseIdleGc = collectWhenIdle(config.idleGcMs, log);
 
   let stopping: Promise<void> | null = null;

@@ -1,3 +1,4 @@
+import { COLON, MARKUP, MIN_SCANNED_CHARS, scanText, type TextScan } from './scan.js';
 import { linkHosts, wordsOf } from './tokens.js';
 
 /** One reason a submission looks like spam, with the weight it adds (combined as independent odds). */
@@ -44,33 +45,16 @@ const count = (s: string, re: RegExp) => s.match(re)?.length ?? 0;
 /** Words counted cheaply (runs of letters or digits): the link-density and repetition checks need no more. */
 const WORDISH_RE = /[\p{L}\p{N}]+/gu;
 
-/**
- * Letters and capitals of a text in one pass over its characters; ASCII needs no regular
- * expression (the common case), anything else is counted with the Unicode classes.
- */
-function letterCounts(text: string): { letters: number; upper: number; nonSpace: number } {
-  let letters = 0;
-  let upper = 0;
-  let nonSpace = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c > 127) {
-      const compact = text.replace(/\s+/g, '');
-      return { letters: count(compact, LETTER_RE), upper: count(compact, UPPER_RE), nonSpace: compact.length };
-    }
-    if (c === 32 || (c >= 9 && c <= 13)) continue;
-    nonSpace += 1;
-    if (c >= 65 && c <= 90) {
-      letters += 1;
-      upper += 1;
-    } else if (c >= 97 && c <= 122) letters += 1;
-  }
-  return { letters, upper, nonSpace };
+/** Letters, capitals and non-space characters of a text that is not ASCII, by the Unicode classes. */
+function unicodeCounts(text: string): { letters: number; upper: number; nonSpace: number } {
+  const compact = text.replace(/\s+/g, '');
+  return { letters: count(compact, LETTER_RE), upper: count(compact, UPPER_RE), nonSpace: compact.length };
 }
 
 /** Whether one word makes up 40 % or more of a long text's words (of 3 letters or more). */
-export function repeatsAWord(text: string): boolean {
-  if (settledByBuckets(text)) return false;
+export function repeatsAWord(text: string, scan: TextScan = scanText(text)): boolean {
+  // The scan's bound settles an ASCII text (nearly every one) without making a word.
+  if (scan.ascii && (scan.words < 10 || scan.fullest * 10 < scan.words * 4)) return false;
   const ws = wordsOf(text);
   if (ws.length < 10) return false;
   const freq = new Map<string, number>();
@@ -84,57 +68,12 @@ export function repeatsAWord(text: string): boolean {
   return top * 10 >= ws.length * 4;
 }
 
-/** ASCII letters and digits: a word starts with one. */
-const alnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-/** `'`, `_` and `-` join a word's parts (wordsOf's joiners, less the typographic apostrophe). */
-const joiner = (c: number) => c === 39 || c === 95 || c === 45;
-
-const BUCKETS = 64;
-const buckets = new Int32Array(BUCKETS);
-
-/**
- * Whether an ASCII text (the common case) surely repeats no word enough, decided without the
- * Unicode regular expression and without making a string: its words (as wordsOf finds them) are
- * counted into a few buckets by a hash, and the fullest bucket bounds the most frequent word. False
- * when the text is not ASCII or the bound could reach 40 %: then wordsOf counts exactly.
- */
-function settledByBuckets(text: string): boolean {
-  buckets.fill(0);
-  let words = 0;
-  let fullest = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c > 127) return false;
-    if (!alnum(c)) {
-      i += 1;
-      continue;
-    }
-    const start = i;
-    let end = i + 1; // after the last letter or digit: trailing joiners are not part of the word
-    for (i += 1; i < text.length; i += 1) {
-      const d = text.charCodeAt(i);
-      if (d > 127) return false;
-      if (alnum(d)) end = i + 1;
-      else if (!joiner(d)) break;
-    }
-    words += 1;
-    if (end - start < 3) continue;
-    let h = 0x811c9dc5;
-    for (let k = start; k < end; k += 1) h = Math.imul(h ^ (text.charCodeAt(k) | 32), 0x01000193);
-    const b = (h >>> 0) % BUCKETS;
-    buckets[b] += 1;
-    if (buckets[b] > fullest) fullest = buckets[b];
-  }
-  return words < 10 || fullest * 10 < words * 4;
-}
-
 /**
  * The content signals of a submission's texts (its string values). Each check first looks for the
  * one character its pattern needs (`http`, `<` or `[`, a long value), so an ordinary message costs
  * a pass over its characters and little more.
  */
-export function contentSignals(texts: readonly string[]): Signal[] {
+export function contentSignals(texts: readonly string[], scans?: readonly TextScan[]): Signal[] {
   const signals: Signal[] = [];
   let links = 0;
   let words = 0;
@@ -147,17 +86,27 @@ export function contentSignals(texts: readonly string[]): Signal[] {
   let longTexts = 0;
   for (const text of texts) if (text.length >= 40) longTexts += 1;
   const seenLong = longTexts >= 3 ? new Map<string, number>() : null;
-  for (const text of texts) {
-    if (text.length > 6 && text.includes('http')) {
+  for (let i = 0; i < texts.length; i += 1) {
+    const text = texts[i];
+    // the characters' counts, the words' bound and the classes met, read in the pass the velocity keys share (scan.ts)
+    const scan = scans?.[i] ?? scanText(text);
+    // an ASCII text without a colon has no link, and without < or [ no markup: no search made
+    const ascii = scan.ascii;
+    if (text.length > 6 && (!ascii || scan.classes & COLON) && text.includes('http')) {
       const hosts = linkHosts(text);
       links += hosts.length;
       shortener ??= hosts.find((h) => SHORTENERS.has(h.replace(/^www\./, ''))) ?? null;
     }
-    if (!markup && text.length > 3 && (text.includes('<') || text.includes('[')) && MARKUP_RE.test(text)) {
+    if (
+      !markup &&
+      text.length > 3 &&
+      (ascii ? scan.classes & MARKUP : text.includes('<') || text.includes('[')) &&
+      MARKUP_RE.test(text)
+    ) {
       markup = true;
     }
     if (text.length >= 40) {
-      if (!repeated && repeatsAWord(text)) repeated = true;
+      if (!repeated && repeatsAWord(text, scan)) repeated = true;
       if (seenLong) {
         const key = text.trim().toLowerCase();
         const n = (seenLong.get(key) ?? 0) + 1;
@@ -165,10 +114,11 @@ export function contentSignals(texts: readonly string[]): Signal[] {
         if (n >= 3) repeated = true;
       }
     }
-    if (text.length < 20 || (symbols && caps)) continue;
-    const { letters, upper, nonSpace } = letterCounts(text);
-    if (!symbols && nonSpace >= 20 && !/^\s*https?:\/\//i.test(text) && !text.includes('@')) {
-      if (letters * 10 < nonSpace * 4) symbols = true;
+    if (text.length < MIN_SCANNED_CHARS || (symbols && caps)) continue;
+    const { letters, upper, nonSpace } = ascii ? scan : unicodeCounts(text);
+    // a link or an address alone is no symbol soup (tested last: most texts are mostly letters)
+    if (!symbols && nonSpace >= 20 && letters * 10 < nonSpace * 4) {
+      if (!/^\s*https?:\/\//i.test(text) && !text.includes('@')) symbols = true;
     }
     if (!caps && letters >= 20 && upper * 10 >= letters * 9) caps = true;
   }

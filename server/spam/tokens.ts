@@ -13,21 +13,24 @@ const LINK_RE = /\bhttps?:\/\/([^\s/?#"'<>]+)/gi;
 /** The string values of a submission's data, nested ones included, in order; at most MAX_TEXT characters. */
 export function textsOf(data: unknown): string[] {
   const out: string[] = [];
-  let left = MAX_TEXT;
-  const walk = (v: unknown, depth: number) => {
-    if (left <= 0 || depth > 8) return;
-    if (typeof v === 'string') {
-      const s = v.length > left ? v.slice(0, left) : v;
-      left -= s.length;
-      if (s) out.push(s);
-    } else if (Array.isArray(v)) {
-      for (const x of v) walk(x, depth + 1);
-    } else if (v && typeof v === 'object') {
-      for (const x of Object.values(v)) walk(x, depth + 1);
-    }
-  };
-  walk(data, 0);
+  walkTexts(data, 0, out, MAX_TEXT);
   return out;
+}
+
+/** textsOf's walk (a function, not a closure made per call); answers the characters still allowed. */
+function walkTexts(v: unknown, depth: number, out: string[], left: number): number {
+  if (left <= 0 || depth > 8) return left;
+  if (typeof v === 'string') {
+    const s = v.length > left ? v.slice(0, left) : v;
+    if (s) out.push(s);
+    return left - s.length;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) left = walkTexts(x, depth + 1, out, left);
+  } else if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) left = walkTexts(x, depth + 1, out, left);
+  }
+  return left;
 }
 
 /** The words of a text, lowercased. */

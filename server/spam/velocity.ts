@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database, Db } from '../db/client.js';
+import { fmix, hashed, MIN_SCANNED_CHARS, scanText, textHash } from './scan.js';
 import { type SpamFacts, spamFacts, VELOCITY_LIMIT } from './verdict.js';
 
 /**
@@ -19,7 +20,7 @@ export interface VelocityKeys {
 
 export const NO_VELOCITY_KEYS: VelocityKeys = { fingerprint: null, address: null };
 /** A value shorter than this is a name, a choice or a subject line: too common to count. */
-export const MIN_FINGERPRINT_CHARS = 20;
+export const MIN_FINGERPRINT_CHARS = MIN_SCANNED_CHARS;
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -83,117 +84,74 @@ export const NO_COUNTER_KEYS: CounterKeys = {
   fingerprint: null,
   address: null,
   orgId: '',
-  facts: { texts: [], emails: [] },
+  facts: { texts: [], emails: [], scans: [] },
   stored: NO_VELOCITY_KEYS,
 };
 
-function fmix(h: number): number {
-  let x = h ^ (h >>> 16);
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
+/** The seeds of one organization's keys (a text's, an address's), kept for the last organization asked. */
+const seeded = { orgId: '', text1: 0, text2: 0, address1: 0, address2: 0 };
+
+function seedsOf(orgId: string) {
+  if (seeded.orgId === orgId) return seeded;
+  let s1 = 0x811c9dc5 | 0;
+  let s2 = 0x9747b28c | 0;
+  for (let i = 0; i < orgId.length; i += 1) {
+    s1 = Math.imul(s1 ^ orgId.charCodeAt(i), 0x01000193);
+    s2 = Math.imul(s2 ^ orgId.charCodeAt(i), 0x5bd1e995);
+    s2 ^= s2 >>> 15;
+  }
+  seeded.orgId = orgId;
+  seeded.text1 = fmix(s1 ^ 1);
+  seeded.text2 = fmix(s2 ^ 1);
+  seeded.address1 = fmix(s1 ^ 2);
+  seeded.address2 = fmix(s2 ^ 2);
+  return seeded;
 }
 
 /**
- * Two independent 32-bit hashes of a text (FNV-1a and a multiply-xorshift), after a seed: the
- * organization and the kind of key, as the stored keys are salted. With `normalized`, the text is
- * hashed as normalize() would give it (lowercased, each run of white space one space, trimmed)
- * without making that copy, for ASCII; `hashed` then reads -1 for a text that is not ASCII (the
- * caller normalizes it and hashes the copy). Results in `hashed` (the two hashes, the length
- * hashed, and whether the text could be a whole address: an @ and no inner space).
+ * 53 bits of a key's two 32-bit halves, salted by the organization and the kind of key (fmix is a
+ * bijection: different halves stay different keys): a Map key and a slot of the table of lone
+ * keys, with no string made.
  */
-const hashed = { a: 0, b: 0, n: 0, address: false };
+const counterKey = (a: number, b: number, seed1: number, seed2: number) =>
+  fmix(a ^ seed1) * 2 ** 21 + (fmix(b ^ seed2) >>> 11);
 
-/** The hash state after the last organization's id (intake hashes several keys of one organization in a row). */
-const seeded = { orgId: '', h1: 0, h2: 0 };
-
-function hashInto(orgId: string, kind: number, text: string, normalized: boolean) {
-  if (seeded.orgId !== orgId) {
-    let s1 = 0x811c9dc5 | 0;
-    let s2 = 0x9747b28c | 0;
-    for (let i = 0; i < orgId.length; i += 1) {
-      s1 = Math.imul(s1 ^ orgId.charCodeAt(i), 0x01000193);
-      s2 = Math.imul(s2 ^ orgId.charCodeAt(i), 0x5bd1e995);
-      s2 ^= s2 >>> 15;
-    }
-    seeded.orgId = orgId;
-    seeded.h1 = s1;
-    seeded.h2 = s2;
-  }
-  // then the kind of key (1 a text, 2 an address) and a newline
-  let h1 = Math.imul(Math.imul(seeded.h1 ^ kind, 0x01000193) ^ 10, 0x01000193);
-  let h2 = Math.imul(seeded.h2 ^ kind, 0x5bd1e995);
-  h2 ^= h2 >>> 15;
-  h2 = Math.imul(h2 ^ 10, 0x5bd1e995);
-  h2 ^= h2 >>> 15;
-  let n = 0;
-  let space = false;
-  let inner = false;
-  let at = false;
-  for (let i = 0; i < text.length; i += 1) {
-    let c = text.charCodeAt(i);
-    if (normalized) {
-      if (c > 127) {
-        hashed.n = -1;
-        return;
-      }
-      if (c === 32 || (c >= 9 && c <= 13)) {
-        space = n > 0;
-        continue;
-      }
-      if (space) {
-        h1 = Math.imul(h1 ^ 32, 0x01000193);
-        h2 = Math.imul(h2 ^ 32, 0x5bd1e995);
-        h2 ^= h2 >>> 15;
-        n += 1;
-        space = false;
-        inner = true;
-      }
-      if (c >= 65 && c <= 90) c += 32;
-      else if (c === 64) at = true;
-    }
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-    h2 ^= h2 >>> 15;
-    n += 1;
-  }
-  hashed.a = fmix(h1);
-  hashed.b = fmix(h2);
-  hashed.n = n;
-  hashed.address = at && !inner;
-}
-
-/** 53 bits of the two hashes: a Map key and a slot of the table of lone keys, with no string made. */
-const counterKey = (a: number, b: number) => a * 2 ** 21 + (b >>> 11);
-
-/** The counter keys of a submission's texts and addresses (the stored keys' equivalents: the same text, the same key). */
+/**
+ * The counter keys of a submission's texts and addresses (the stored keys' equivalents: the same
+ * text, the same key). A text's hash comes from its scan (scan.ts: the pass that also reads it for
+ * the content signals); the texts' hashes are summed, so the same texts in any order are one key.
+ */
 export function counterKeysOf(orgId: string, facts: SpamFacts): CounterKeys {
-  const { texts, emails } = facts;
+  const { texts, emails, scans } = facts;
   let a = 0;
   let b = 0;
   let long = 0;
-  for (const text of texts) {
+  for (let i = 0; i < texts.length; i += 1) {
+    const text = texts[i];
     if (text.length < MIN_FINGERPRINT_CHARS) continue;
-    hashInto(orgId, 1, text, true);
-    if (hashed.n < 0) {
+    const scan = scans?.[i] ?? scanText(text);
+    if (!scan.ascii) {
       // Not ASCII: normalized by the stored keys' own function, then hashed as it is.
       const t = normalize(text);
       if (t.length < MIN_FINGERPRINT_CHARS || emails.includes(t)) continue;
-      hashInto(orgId, 1, t, false);
-    } else if (hashed.n < MIN_FINGERPRINT_CHARS) continue;
+      textHash(t);
+      a = (a + hashed.h1) >>> 0;
+      b = (b + hashed.h2) >>> 0;
+    } else if (scan.n < MIN_FINGERPRINT_CHARS) continue;
     // A whole address is left out (an @ and no inner space: normalized, it is trimmed and lowercased).
-    else if (hashed.address && emails.length && emails.includes(text.trim().toLowerCase())) continue;
-    // A sum of the texts' hashes: the same texts in any order are the same key.
-    a = (a + hashed.a) >>> 0;
-    b = (b + hashed.b) >>> 0;
+    else if (scan.address && emails.length && emails.includes(text.trim().toLowerCase())) continue;
+    else {
+      a = (a + scan.h1) >>> 0;
+      b = (b + scan.h2) >>> 0;
+    }
     long += 1;
   }
-  const fingerprint = long ? counterKey(a, b) : null;
+  const seeds = seedsOf(orgId);
+  const fingerprint = long ? counterKey(a, b, seeds.text1, seeds.text2) : null;
   let address: number | null = null;
   if (emails.length) {
-    hashInto(orgId, 2, emails[0], false);
-    address = counterKey(hashed.a, hashed.b);
+    textHash(emails[0]);
+    address = counterKey(hashed.h1, hashed.h2, seeds.address1, seeds.address2);
   }
   return { fingerprint, address, orgId, facts };
 }
@@ -219,11 +177,11 @@ interface NodeState {
   node: string;
   /**
    * Keys seen once, in a fixed table allocated once: a slot per hash of the key, holding a check
-   * code and the time. Nearly every submission's keys stop here, so they allocate nothing and leave
+   * code and the time side by side (one page read per key on a request that finds the table out of
+   * cache). Nearly every submission's keys stop here, so they allocate nothing and leave
    * the garbage collector nothing to trace (see sighted).
    */
-  loneCode: Int32Array;
-  loneTime: Float64Array;
+  lone: Float64Array;
   /** keys seen twice or more in the window: their last VELOCITY_LIMIT times */
   seen: Map<number, number[]>;
   /** sightings to write at the next flush, per key */
@@ -239,17 +197,19 @@ const OTHERS_TTL_MS = 1000;
 export const FLUSH_MS = 1000;
 /** Repeated keys kept per database before that map starts over (a flood of distinct texts cannot grow it without bound). */
 const MAX_KEPT = 100_000;
-/** Slots of the table of keys seen once (2^18: 3 MB per process). */
+/** Slots of the table of keys seen once (2^18: 4 MB per process). */
 const LONE_SLOTS = 1 << 18;
 const states = new WeakMap<Database, NodeState>();
+/** The last database asked for and its state (a process has one): no WeakMap read per submission. */
+let last: { database: Database; st: NodeState } | null = null;
 
 function stateOf(database: Database): NodeState {
+  if (last?.database === database) return last.st;
   let st = states.get(database);
   if (!st) {
     st = {
       node: crypto.randomUUID(),
-      loneCode: new Int32Array(LONE_SLOTS),
-      loneTime: new Float64Array(LONE_SLOTS),
+      lone: new Float64Array(2 * LONE_SLOTS),
       seen: new Map(),
       pending: new Map(),
       flushing: null,
@@ -257,7 +217,22 @@ function stateOf(database: Database): NodeState {
     };
     states.set(database, st);
   }
+  last = { database, st };
   return st;
+}
+
+/**
+ * Makes this process's counter for a database off the request path (start-up calls it once the
+ * server listens), writing every page of its table of lone keys: the first write to a page costs a
+ * page fault (far more inside a virtual machine), which the first submissions would otherwise pay,
+ * a few hundred of them one fault each.
+ */
+export function warmVelocity(database: Database): void {
+  setImmediate(() => {
+    const { lone } = stateOf(database);
+    // one write per 4 KB page, of the value already there (a submission may have come first)
+    for (let i = 0; i < lone.length; i += 512) lone[i] += 0;
+  }).unref?.();
 }
 
 /**
@@ -329,7 +304,8 @@ function sighted(
   const key = keys[which];
   if (key === null) return 0;
   const since = nowMs - windowMs;
-  let times = st.seen.get(key)?.filter((t) => t > since);
+  // Nearly every key is new: with no repeated key kept, the map is not read.
+  let times = st.seen.size ? st.seen.get(key)?.filter((t) => t > since) : undefined;
   if (times && !record) return Math.max(1, Math.min(VELOCITY_LIMIT, times.length)); // counted on its first try
   // A repeated key whose times have all left the window is a lone one again.
   if (times?.length === 0) {
@@ -340,15 +316,15 @@ function sighted(
   if (times === undefined) {
     // A retry of a post whose first try found no earlier sighting: it was the lone one.
     if (!record) return 1;
-    const slot = key % LONE_SLOTS;
+    const at = 2 * (key % LONE_SLOTS);
     const code = Math.floor(key / 2 ** 21) | 1;
-    const before = st.loneCode[slot] === code ? st.loneTime[slot] : 0;
+    const before = st.lone[at] === code ? st.lone[at + 1] : 0;
     if (before <= since) {
-      st.loneCode[slot] = code;
-      st.loneTime[slot] = nowMs;
+      st.lone[at] = code;
+      st.lone[at + 1] = nowMs;
       return 1;
     }
-    st.loneCode[slot] = 0; // moved to the map
+    st.lone[at] = 0; // moved to the map
     times = [before];
   }
   times.push(nowMs);

@@ -2,6 +2,7 @@ import { type BayesModel, classify } from './bayes.js';
 import { contentSignals, type Signal } from './content.js';
 import { disposableDomain } from './disposable.js';
 import { type ListHit, listHit, type SpamList } from './lists.js';
+import { scanText, type TextScan } from './scan.js';
 import { textsOf, tokensOf, wordsOf } from './tokens.js';
 
 /** Marks (spam and not spam together) from which the learning filter has its full say. */
@@ -60,18 +61,34 @@ export function emailsOf(data: Record<string, unknown>): string[] {
 function addEmail(out: string[], s: string) {
   // An address has an @: the other values are passed over without a lowercased copy.
   if (s.length > 320 || !s.includes('@')) return;
-  const t = s.trim().toLowerCase();
-  if (EMAIL_RE.test(t)) out.push(t);
+  const scan = scanText(s);
+  if (!scan.ascii) {
+    const t = s.trim().toLowerCase();
+    if (EMAIL_RE.test(t)) out.push(t);
+    return;
+  }
+  // ASCII (nearly every address): EMAIL_RE's rule read off the scan, with no regular expression
+  // run and no copy made when the address is written in lowercase without surrounding spaces.
+  if (scan.ats !== 1 || !scan.address) return;
+  const local = scan.atIndex - scan.start;
+  const domain = scan.end - scan.atIndex - 1;
+  if (local < 1 || local > 64 || domain < 1 || domain > 255) return;
+  out.push(scan.upper > 0 || scan.start > 0 || scan.end < s.length ? s.trim().toLowerCase() : s);
 }
 
 /** What the signals read of a submission's data: its string values and its whole-value addresses. */
 export interface SpamFacts {
   texts: string[];
   emails: string[];
+  /** each text's scan (scan.ts); absent: each reader scans the texts it needs */
+  scans?: TextScan[];
 }
 
 export function spamFacts(data: Record<string, unknown>): SpamFacts {
-  return { texts: textsOf(data), emails: emailsOf(data) };
+  const texts = textsOf(data);
+  const scans: TextScan[] = new Array(texts.length);
+  for (let i = 0; i < texts.length; i += 1) scans[i] = scanText(texts[i]);
+  return { texts, emails: emailsOf(data), scans };
 }
 
 const listText = (hit: ListHit) => `${hit.kind} ${hit.value}`;
@@ -89,7 +106,7 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
     signals.push({ code: 'honeypot_filled', text: 'the hidden honeypot field was filled', weight: 1 });
     return { score: 1, reasons: ['honeypot_filled'], signals, verdict: 'spam' };
   }
-  const { texts, emails } = input.facts ?? spamFacts(input.data);
+  const { texts, emails, scans } = input.facts ?? spamFacts(input.data);
   // Words only when a keyword list needs them (the lists without keywords look at addresses and the IP).
   const needWords = policy.allow.keywords.size > 0 || policy.block.keywords.size > 0;
   const words = needWords ? texts.flatMap(wordsOf) : [];
@@ -117,7 +134,7 @@ export function spamVerdict(input: SpamInput, policy: SpamPolicy): SpamResult {
     // Modest: a page cached with an old form id or a clumsy proxy sends one too, not only a forger.
     signals.push({ code: 'bad_render_token', text: 'the page sent a render token that does not verify', weight: 0.3 });
   }
-  signals.push(...contentSignals(texts));
+  signals.push(...contentSignals(texts, scans));
   for (const email of emails) {
     const domain = email.slice(email.lastIndexOf('@') + 1);
     if (!domain.includes('.')) {

@@ -5,6 +5,7 @@ import { contentSignals, repeatsAWord } from '../../server/spam/content.js';
 import { disposableDomain } from '../../server/spam/disposable.js';
 import { compileList, listHit, listProblems } from '../../server/spam/lists.js';
 import { phraseSet } from '../../server/spam/phrases.js';
+import { hashed, scanText, textHash } from '../../server/spam/scan.js';
 import { textsOf, tokensOf, wordsOf } from '../../server/spam/tokens.js';
 import { emailsOf, type SpamPolicy, spamVerdict } from '../../server/spam/verdict.js';
 
@@ -18,6 +19,14 @@ const policy = (over: Partial<SpamPolicy> = {}): SpamPolicy => ({
 });
 const base = { honeypotFilled: false, userAgent: 'Mozilla/5.0', ip: '203.0.113.7', renderAgeS: null, model: null };
 const codes = (s: { code: string }[]) => s.map((x) => x.code);
+/** A repeatable random source (a linear congruential generator): rand(n) is in 0..n-1. */
+const randomFrom = (start: number) => {
+  let seed = start;
+  return (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+};
 
 describe('tokens', () => {
   it('reads nested string values in order, lowercases words and keeps linked hosts', () => {
@@ -114,11 +123,7 @@ describe('repeated words', () => {
 
   it('the ASCII fast path counts the same words as wordsOf (random texts, joiners, digits, capitals)', () => {
     const alphabet = "abAB01-_' .,!zZ";
-    let seed = 7;
-    const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const rand = randomFrom(7);
     let fired = 0;
     const piece = () => {
       let w = '';
@@ -143,6 +148,43 @@ describe('repeated words', () => {
     ]) {
       expect(repeatsAWord(text), text).toBe(reference(text));
     }
+  });
+});
+
+describe('the one pass over a text (scan.ts)', () => {
+  // What each reader of the scan used to compute in a pass of its own.
+  const normalized = (t: string) => t.toLowerCase().replace(/\s+/g, ' ').trim();
+  const most = (t: string) => {
+    const freq = new Map<string, number>();
+    for (const w of wordsOf(t)) if (w.length >= 3) freq.set(w, (freq.get(w) ?? 0) + 1);
+    return Math.max(0, ...freq.values());
+  };
+
+  it('counts letters, capitals and non-space characters, bounds the top word and hashes the text as normalized', () => {
+    const alphabet = "abcXYZ019 -_'@.,!\t\n  ";
+    const rand = randomFrom(11);
+    for (let k = 0; k < 3000; k += 1) {
+      let text = '';
+      for (let j = rand(80); j > 0; j -= 1) text += alphabet[rand(alphabet.length)];
+      const scan = scanText(text);
+      expect(scan.ascii).toBe(true);
+      expect(scan.letters, text).toBe(text.match(/[A-Za-z]/g)?.length ?? 0);
+      expect(scan.upper, text).toBe(text.match(/[A-Z]/g)?.length ?? 0);
+      expect(scan.nonSpace, text).toBe(text.replace(/\s+/g, '').length);
+      expect(scan.words, text).toBe(wordsOf(text).length);
+      expect(scan.fullest, text).toBeGreaterThanOrEqual(most(text));
+      textHash(normalized(text));
+      expect([scan.h1, scan.h2, scan.n], text).toEqual([hashed.h1, hashed.h2, hashed.n]);
+      expect(scan.address, text).toBe(text.includes('@') && !normalized(text).includes(' '));
+    }
+  });
+
+  it('spaces and capitals do not change the hash; other words do; a text that is not ASCII is left to its readers', () => {
+    const a = scanText('  Hello   there,\tWORLD\n');
+    const b = scanText('hello there, world');
+    expect([a.h1, a.h2, a.n]).toEqual([b.h1, b.h2, b.n]);
+    expect(scanText('hello there, worlds').h1).not.toBe(b.h1);
+    expect(scanText('caf\u00e9 au lait, please, twice').ascii).toBe(false);
   });
 });
 
