@@ -42,21 +42,22 @@ export async function abPhase(
     );
   }
   const targets: { side: AbSide; url: URL; pool: Pool; answers: number[] }[] = [];
-  const saved = process.env.BENCH_SERVICE_DIR;
-  try {
-    for (const side of cfg.abSides) {
-      // spawnNpmStart reads BENCH_SERVICE_DIR when it starts a service.
-      if (side.dir) process.env.BENCH_SERVICE_DIR = side.dir;
-      else delete process.env.BENCH_SERVICE_DIR;
-      const { tenant, svc } = await bootService(root, `ab_${side.name}`, smtp, hookUrl, clean);
-      const url = new URL(`${svc.base}/s/${await tenant.form(`bench ab ${side.name}`)}`);
-      const pool = new Pool(url.origin, { connections: 8, keepAliveTimeout: 30_000 });
-      clean.add(`close pool (${side.name})`, () => pool.close());
-      targets.push({ side, url, pool, answers: [] });
-    }
-  } finally {
-    if (saved === undefined) delete process.env.BENCH_SERVICE_DIR;
-    else process.env.BENCH_SERVICE_DIR = saved;
+  for (const side of cfg.abSides) {
+    // an empty dir is this checkout, whatever BENCH_SERVICE_DIR says
+    const { tenant, svc } = await bootService(
+      root,
+      `ab_${side.name}`,
+      smtp,
+      hookUrl,
+      clean,
+      true,
+      {},
+      side.dir || null,
+    );
+    const url = new URL(`${svc.base}/s/${await tenant.form(`bench ab ${side.name}`)}`);
+    const pool = new Pool(url.origin, { connections: 8, keepAliveTimeout: 30_000 });
+    clean.add(`close pool (${side.name})`, () => pool.close());
+    targets.push({ side, url, pool, answers: [] });
   }
   let seq = 0;
   const post = async (t: (typeof targets)[number], record: boolean) => {

@@ -101,11 +101,10 @@ export function spawnNode(args: string[], env: Record<string, string>): Child {
 
 /**
  * `npm start` exactly as a user runs it, whatever the script is at the moment (tsx or compiled
- * JavaScript); the child's pid is npm's, and the server is one of its descendants.
+ * JavaScript); the child's pid is npm's, and the server is one of its descendants. `dir`: another
+ * checkout's `npm start` (its code, this bench), for before/after runs; null or empty: this one.
  */
-export function spawnNpmStart(env: Record<string, string>): Child {
-  // BENCH_SERVICE_DIR: another checkout's `npm start` (its code, this bench), for before/after runs.
-  const dir = process.env.BENCH_SERVICE_DIR;
+export function spawnNpmStart(env: Record<string, string>, dir: string | null): Child {
   return spawnChild('npm', ['start', '--silent', ...(dir ? ['--prefix', dir] : [])], env);
 }
 

@@ -122,19 +122,31 @@ export class Service {
   private constructor(
     readonly port: number,
     private readonly env: Record<string, string>,
+    /** the checkout whose `npm start` runs (null: this one) */
+    private readonly dir: string | null,
   ) {
     this.base = `http://127.0.0.1:${port}`;
   }
 
-  static async create(store: Store, smtp: Smtp, extraEnv: Record<string, string> = {}) {
+  /** `dir`: the checkout to run (null: this one); by default BENCH_SERVICE_DIR's, or this one. */
+  static async create(
+    store: Store,
+    smtp: Smtp,
+    extraEnv: Record<string, string> = {},
+    dir: string | null = process.env.BENCH_SERVICE_DIR || null,
+  ) {
     const port = await freePort();
-    return new Service(port, {
-      ...store.serviceEnv,
-      ...extraEnv,
-      ...loopbackServerEnv(port, smtp.url),
-      NODE_ENV: 'production',
-      RETRY_BASE_MS: '100',
-    });
+    return new Service(
+      port,
+      {
+        ...store.serviceEnv,
+        ...extraEnv,
+        ...loopbackServerEnv(port, smtp.url),
+        NODE_ENV: 'production',
+        RETRY_BASE_MS: '100',
+      },
+      dir,
+    );
   }
 
   private tree: { at: number; root: number | undefined; pids: number[] } | null = null;
@@ -173,7 +185,7 @@ export class Service {
           NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${profileHook}`.trim(),
         }
       : {};
-    const p = spawnNpmStart({ ...this.env, ...profile, WORKER: String(worker) });
+    const p = spawnNpmStart({ ...this.env, ...profile, WORKER: String(worker) }, this.dir);
     this.proc = p;
     const exited = p.exited.then(({ code, signal }) => {
       throw new Error(`service exited during start-up (${code ?? signal}):\n${p.tail.text()}`);
@@ -256,9 +268,10 @@ export async function bootService(
   clean: Cleanups,
   worker = true,
   extraEnv: Record<string, string> = {},
+  dir?: string | null,
 ) {
   const store = await openStore(root, part, clean);
-  const svc = await Service.create(store, smtp, extraEnv);
+  const svc = await Service.create(store, smtp, extraEnv, dir);
   clean.add(`kill service (${part})`, () => svc.kill());
   progress(`${part}: starting the service on a fresh ${store.kind === 'postgres' ? 'database' : 'DATA_DIR'}`);
   await svc.start(worker);
