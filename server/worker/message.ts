@@ -1,14 +1,23 @@
-import { inArray } from 'drizzle-orm';
 import { type Obj, objOf } from '../../shared/objects.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Claimed } from '../db/rows.js';
-import { destinations, forms, submissions, systemWebhooks } from '../db/schema.js';
 import { confirmKey, confirmToken } from '../domain/confirm-token.js';
 import type { OutboxKind } from './outbox.js';
 import { payloadsWithFiles } from './payload-files.js';
 import { SUBMITTER_TARGET } from './submitter-target.js';
 import type { DestinationTarget, OutboundMessage } from './types.js';
+
+/**
+ * The reads of one claim, as fixed statements prepared once per connection (database.prepared):
+ * built by the query builder they cost a route delivery more CPU than the rest of its loading, and
+ * every delivery a worker sends reads its destination. $1 is a JSON array of ids.
+ */
+const IDS = 'any (array(select jsonb_array_elements_text($1::jsonb)))';
+const DESTINATIONS = `select id, type, name, config from destinations where id = ${IDS}`;
+const FORMS = `select id, slug, name, settings from forms where id = ${IDS}`;
+const HINTS = `select id, subject_hint from submissions where id = ${IDS}`;
+const HOOKS = `select id, url, secret from system_webhooks where enabled and id = ${IDS}`;
 
 /** What one claimed row is sent as; null when its destination (or system webhook) is gone or disabled. */
 export type Prepared = { dest: DestinationTarget; msg: OutboundMessage } | null;
@@ -27,13 +36,10 @@ export async function loadMessages(
 ): Promise<Map<string, Prepared>> {
   const out = new Map<string, Prepared>();
   if (!rows.length) return out;
-  const db = deps.database.db;
+  const { database } = deps;
   const targetIds = [...new Set(rows.map((r) => r.target_id))];
-  if (kind === 'hook') return hookMessages(deps.database, rows, targetIds);
-  const dests = await db
-    .select({ id: destinations.id, type: destinations.type, name: destinations.name, config: destinations.config })
-    .from(destinations)
-    .where(inArray(destinations.id, targetIds));
+  if (kind === 'hook') return hookMessages(database, rows, targetIds);
+  const dests = await database.prepared<DestinationTarget>(DESTINATIONS, [JSON.stringify(targetIds)]);
   const destById = new Map<string, DestinationTarget>(dests.map((d) => [d.id, d]));
   if (targetIds.includes(SUBMITTER_TARGET)) destById.set(SUBMITTER_TARGET, SUBMITTER_DEST);
   const templated = rows.filter((r) => {
@@ -44,20 +50,16 @@ export async function loadMessages(
   const formIds = [...new Set(templated.map(formIdOf).filter((x): x is string => !!x))];
   const subIds = [...new Set(templated.map((r) => r.submission_id).filter((x): x is string => !!x))];
   const formRows = formIds.length
-    ? await db
-        .select({ id: forms.id, slug: forms.slug, name: forms.name, settings: forms.settings })
-        .from(forms)
-        .where(inArray(forms.id, formIds))
+    ? await database.prepared<{ id: string; slug: string; name: string; settings: Obj }>(FORMS, [
+        JSON.stringify(formIds),
+      ])
     : [];
   const subRows = subIds.length
-    ? await db
-        .select({ id: submissions.id, subjectHint: submissions.subjectHint })
-        .from(submissions)
-        .where(inArray(submissions.id, subIds))
+    ? await database.prepared<{ id: string; subject_hint: string | null }>(HINTS, [JSON.stringify(subIds)])
     : [];
   const withFiles = await payloadsWithFiles(deps, rows);
   const formById = new Map(formRows.map((f) => [f.id, f]));
-  const hintById = new Map(subRows.map((s) => [s.id, s.subjectHint]));
+  const hintById = new Map(subRows.map((s) => [s.id, s.subject_hint]));
   const links = await confirmLinks(deps, rows);
   for (const row of rows) {
     const dest = destById.get(row.target_id);
@@ -121,8 +123,10 @@ async function confirmLinks(deps: { config: Config; database: Database }, rows: 
 /** System-webhook rows: the hook as a webhook destination, the event payload as is (null when disabled). */
 async function hookMessages(database: Database, rows: Claimed[], targetIds: string[]) {
   const out = new Map<string, Prepared>();
-  const hooks = await database.db.select().from(systemWebhooks).where(inArray(systemWebhooks.id, targetIds));
-  const byId = new Map(hooks.filter((h) => h.enabled).map((h) => [h.id, h]));
+  const hooks = await database.prepared<{ id: string; url: string; secret: string }>(HOOKS, [
+    JSON.stringify(targetIds),
+  ]);
+  const byId = new Map(hooks.map((h) => [h.id, h]));
   for (const row of rows) {
     const hook = byId.get(row.target_id);
     out.set(
