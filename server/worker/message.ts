@@ -123,7 +123,7 @@ async function confirmLinks(deps: { config: Config; database: Database }, rows: 
 /** System-webhook rows: the hook as a webhook destination, the event payload as is (null when disabled). */
 async function hookMessages(database: Database, rows: Claimed[], targetIds: string[]) {
   const out = new Map<string, Prepared>();
-  const hooks = await database.prepared<{ id: string; url: string; secret: string }>(HOOKS, [
+  const hooks = await database.prepared<{ id: string; url: string; secret: string | null }>(HOOKS, [
     JSON.stringify(targetIds),
   ]);
   const byId = new Map(hooks.map((h) => [h.id, h]));
