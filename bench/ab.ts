@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { startSmtpSink } from '../test/helpers/smtp.js';
-import { type BenchConfig, BROWSER_UA, submissionBody } from './config.js';
+import { type BenchConfig, submissionBody } from './config.js';
+import { postSubmission } from './load.js';
 import { type Cleanups, nowMs, progress, sleep } from './proc.js';
 import { bootService, type Root } from './service.js';
 import { fmt, median, percentile, table } from './stats.js';
@@ -63,17 +64,13 @@ export async function abPhase(
   const post = async (t: (typeof targets)[number], record: boolean) => {
     seq += 1;
     const sentAt = nowMs();
-    const res = await t.pool.request({
-      path: t.url.pathname,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': BROWSER_UA },
-      body: submissionBody({ seq, sent_at: sentAt }, `ab${seq}`),
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200 || !text.includes('"ok":true')) {
-      throw new Error(`ab ${t.side.name}: ${res.statusCode} ${text.slice(0, 300)}`);
+    const { status, text } = await postSubmission(
+      t.pool,
+      t.url.pathname,
+      submissionBody({ seq, sent_at: sentAt }, `ab${seq}`),
+    );
+    if (status !== 200 || !text.includes('"ok":true')) {
+      throw new Error(`ab ${t.side.name}: ${status} ${text.slice(0, 300)}`);
     }
     if (record) t.answers.push(nowMs() - sentAt);
   };

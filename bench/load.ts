@@ -30,6 +30,26 @@ export async function runCannon(job: CannonJob): Promise<CannonResult> {
   }
 }
 
+/**
+ * One submission POSTed as a site's script posts it (JSON, a browser's User-Agent): its status and
+ * its whole body, read before this resolves, so a time taken after it covers the whole answer.
+ */
+export async function postSubmission(
+  pool: Pool,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  const res = await pool.request({
+    path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': BROWSER_UA },
+    body,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
 export interface PacedResult {
   sent: number;
   /** sequence numbers answered 2xx with "ok":true */
@@ -80,18 +100,9 @@ export async function paced(
       out.maxLagMs = Math.max(out.maxLagMs, sentAt - due);
       out.sent += 1;
       inflight.push(
-        pool
-          .request({
-            path: u.pathname,
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': BROWSER_UA },
-            body: body({ seq, sent_at: sentAt }),
-            headersTimeout: 30_000,
-            bodyTimeout: 30_000,
-          })
-          .then(async (res) => {
-            const text = await res.body.text();
-            const ok2xx = res.statusCode >= 200 && res.statusCode < 300;
+        postSubmission(pool, u.pathname, body({ seq, sent_at: sentAt }))
+          .then(({ status, text }) => {
+            const ok2xx = status >= 200 && status < 300;
             if (ok2xx && text.includes('"ok":true')) {
               out.answerMs.push(nowMs() - sentAt);
               out.accepted.add(seq);
@@ -99,7 +110,7 @@ export async function paced(
             }
             if (ok2xx) out.notOk += 1;
             else out.non2xx += 1;
-            out.sample ??= `${res.statusCode} ${text.slice(0, 400)}`;
+            out.sample ??= `${status} ${text.slice(0, 400)}`;
           })
           .catch((err: Error) => {
             out.errors += 1;
