@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { and, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import { newId } from '../../shared/ids.js';
 import type { Deps } from '../core/deps.js';
@@ -41,6 +42,8 @@ export interface IntakeRequest {
   header(name: string): string | undefined;
   /** The request id (X-Request-Id): kept in meta, so the worker's log lines of its deliveries carry it. */
   requestId?: string;
+  /** The Node request under `req`, when Node's HTTP server took it: its body is read from the parser's buffer (parse.ts). */
+  incoming?: IncomingMessage;
 }
 
 export interface Outcome {
@@ -81,12 +84,16 @@ const DUPLICATE: Verdict = { status: 'quarantined', reason: 'duplicate' };
 export async function intake(deps: Deps, input: IntakeRequest, first: IntakeEntry): Promise<Outcome> {
   const now = deps.now();
   const limits = limitsOf(deps.config, first.org, now);
-  const parsed = await parseSubmission(input.req, {
-    orgId: first.org.id,
-    storage: deps.storage,
-    maxFileBytes: first.form.sandbox ? null : limits.attachment_max_bytes,
-    maxFiles: limits.attachments_per_submission,
-  });
+  const parsed = await parseSubmission(
+    input.req,
+    {
+      orgId: first.org.id,
+      storage: deps.storage,
+      maxFileBytes: first.form.sandbox ? null : limits.attachment_max_bytes,
+      maxFiles: limits.attachments_per_submission,
+    },
+    input.incoming,
+  );
   try {
     try {
       return await decideAndStore(deps, input, first, parsed, now);

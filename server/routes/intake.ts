@@ -1,3 +1,4 @@
+import { IncomingMessage } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { z } from '../../shared/contracts/common.js';
@@ -21,6 +22,18 @@ import {
 } from '../present/intake-pages.js';
 import type { SchemaIssue } from '../schemas/validate.js';
 import { issueRenderToken, renderTokenKey } from '../spam/render-token.js';
+
+/**
+ * The Node request this one was made from (@hono/node-server's bindings), for intake to take its
+ * body from the parser's buffer. None in process (app.request), nor for a request forwarded in
+ * process with another request's bindings (the MCP route's): that one's URL is not this path.
+ */
+function nodeRequestOf(c: Context<AppEnv>): IncomingMessage | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (!(incoming instanceof IncomingMessage) || incoming.url === undefined) return undefined;
+  const query = incoming.url.indexOf('?');
+  return (query < 0 ? incoming.url : incoming.url.slice(0, query)) === c.req.path ? incoming : undefined;
+}
 
 /** CORS per the spec: an empty allowed_origins lets any origin post and echoes it. */
 function cors(c: Context<AppEnv>, form: FormRow) {
@@ -102,7 +115,13 @@ export function registerIntake(app: OpenAPIHono<AppEnv>) {
     const { entry, out } = await receive(
       deps,
       c.req.valid('param').formId,
-      { req: c.req.raw, ip: c.get('clientIp'), header: (n) => c.req.header(n), requestId: c.get('requestId') },
+      {
+        req: c.req.raw,
+        ip: c.get('clientIp'),
+        header: (n) => c.req.header(n),
+        requestId: c.get('requestId'),
+        incoming: nodeRequestOf(c),
+      },
       (first) => cors(c, first.form),
     );
     cors(c, out.form);
