@@ -128,10 +128,15 @@ describe('system webhooks that switch themselves off', () => {
       watcher.requests.find((q) => q.json?.type === 'webhook.disabled' && q.json?.subject?.webhook_id === hookId),
     );
     const deliveries = async () => (await t.api('GET', `/v1/webhooks/${hookId}/deliveries`, key)).json.data;
+    // What the deliveries last looked like, should they never settle so (a failure says it).
+    let seen = '';
     const settled = await until('one dead, one waiting', async () => {
       const all = await deliveries();
+      seen = JSON.stringify(all.map((d: Record<string, unknown>) => [d.status, d.attempts, d.next_attempt_at, d.last_error]));
       const byStatus = all.map((d: { status: string }) => d.status).sort();
       return all.length === 2 && byStatus.join() === 'dead,pending' ? all : null;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; the deliveries last: ${seen}`);
     });
     const waiting = settled.find((d: { status: string }) => d.status === 'pending');
     expect(waiting.next_attempt_at).toBeNull();
