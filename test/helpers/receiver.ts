@@ -13,7 +13,14 @@ export interface Received {
 export type Behaviour = (
   req: Received,
   n: number,
-) => { status?: number; body?: string; hangMs?: number; headers?: Record<string, string> };
+) => {
+  status?: number;
+  body?: string;
+  hangMs?: number;
+  /** answers once this settles (instead of after hangMs): a test holds an answer until it is ready */
+  after?: Promise<unknown>;
+  headers?: Record<string, string>;
+};
 
 /**
  * A real HTTP receiver on 127.0.0.1 for webhook tests: records every request and answers as the
@@ -43,7 +50,10 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
         res.writeHead(out.status ?? 200, { 'content-type': 'text/plain', ...(out.headers ?? {}) });
         res.end(out.body ?? 'ok');
       };
-      if (out.hangMs) {
+      if (out.after) {
+        hanging.add(res);
+        void out.after.then(answer, answer);
+      } else if (out.hangMs) {
         hanging.add(res);
         setTimeout(answer, out.hangMs).unref();
       } else answer();

@@ -7,7 +7,7 @@ import { tenantApp } from '../helpers/tenant.js';
 
 const { t, key, orgId, otherKey } = await tenantApp({
   // One second of unbroken failures switches a destination off; retries come every 20-640 ms.
-  env: { RETRY_BASE_MS: '20', DESTINATION_DISABLE_AFTER_S: '1', WEBHOOK_TIMEOUT_MS: '1000' },
+  env: { RETRY_BASE_MS: '20', DESTINATION_DISABLE_AFTER_S: '1', WEBHOOK_TIMEOUT_MS: '5000' },
   worker: true,
 });
 const receiver = fileReceivers();
@@ -105,8 +105,13 @@ describe('destinations that switch themselves off, and come back', () => {
 
 describe('system webhooks that switch themselves off', () => {
   it('disables a system webhook answering 410 (webhook.disabled), keeps its queue waiting, and re-enabling sends it', async () => {
-    // The first answer (410) comes late, so both events are queued for the hook by then; others fail (500).
-    const hook = await receiver((_q, n) => (n === 1 ? { status: 410, hangMs: 400 } : { status: 500 }));
+    // The first answer (410) waits until both events are queued for the hook (a delivery.sent that
+    // comes after the hook is off plans nothing for it); others fail (500).
+    let bothQueued = () => {};
+    const queued = new Promise<void>((r) => {
+      bothQueued = r;
+    });
+    const hook = await receiver((_q, n) => (n === 1 ? { status: 410, after: queued } : { status: 500 }));
     const watcher = await receiver();
     const created = await t.api('POST', '/v1/webhooks', key, { json: { url: hook.url, events: ['delivery.sent'] } });
     await t.api('POST', '/v1/webhooks', key, { json: { url: watcher.url, events: ['webhook.disabled'] } });
@@ -115,6 +120,11 @@ describe('system webhooks that switch themselves off', () => {
     const { formId } = await routed(target.url);
     await submit(formId, { n: 1 });
     await submit(formId, { n: 2 });
+    await until(
+      'both events queued for the hook',
+      async () => (await t.api('GET', `/v1/webhooks/${hookId}/deliveries`, key)).json.data.length === 2,
+    );
+    bothQueued();
     const off = await until(
       'webhook disabled',
       async () => {
@@ -132,7 +142,9 @@ describe('system webhooks that switch themselves off', () => {
     let seen = '';
     const settled = await until('one dead, one waiting', async () => {
       const all = await deliveries();
-      seen = JSON.stringify(all.map((d: Record<string, unknown>) => [d.status, d.attempts, d.next_attempt_at, d.last_error]));
+      seen = JSON.stringify(
+        all.map((d: Record<string, unknown>) => [d.status, d.attempts, d.next_attempt_at, d.last_error]),
+      );
       const byStatus = all.map((d: { status: string }) => d.status).sort();
       return all.length === 2 && byStatus.join() === 'dead,pending' ? all : null;
     }).catch((err: Error) => {
