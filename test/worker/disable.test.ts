@@ -120,10 +120,8 @@ describe('system webhooks that switch themselves off', () => {
     const { formId } = await routed(target.url);
     await submit(formId, { n: 1 });
     await submit(formId, { n: 2 });
-    await until(
-      'both events queued for the hook',
-      async () => (await t.api('GET', `/v1/webhooks/${hookId}/deliveries`, key)).json.data.length === 2,
-    );
+    const deliveries = async () => (await t.api('GET', `/v1/webhooks/${hookId}/deliveries`, key)).json.data;
+    await until('both events queued for the hook', async () => (await deliveries()).length === 2);
     bothQueued();
     const off = await until(
       'webhook disabled',
@@ -137,7 +135,6 @@ describe('system webhooks that switch themselves off', () => {
     await until('webhook.disabled at the watcher', async () =>
       watcher.requests.find((q) => q.json?.type === 'webhook.disabled' && q.json?.subject?.webhook_id === hookId),
     );
-    const deliveries = async () => (await t.api('GET', `/v1/webhooks/${hookId}/deliveries`, key)).json.data;
     // What the deliveries last looked like, should they never settle so (a failure says it).
     let seen = '';
     const settled = await until('one dead, one waiting', async () => {
